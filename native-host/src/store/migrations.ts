@@ -1,0 +1,61 @@
+// Numbered schema migrations of the host database. Append new ones; never edit one that has shipped.
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * Entities are stored as JSON documents (`data`) next to the columns queries filter on, so the
+ * pure core's records round-trip without a hand-written mapping per field.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial",
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE TABLE workers (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        disposition TEXT NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE (run_id, path)
+      );
+      CREATE TABLE attempts (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        worker_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        data TEXT NOT NULL,
+        UNIQUE (worker_id, seq)
+      );
+      CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        to_worker TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX messages_inbox ON messages (to_worker, seq);
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        run_id TEXT,
+        worker_id TEXT,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX events_run ON events (run_id, seq);
+      CREATE INDEX events_worker ON events (worker_id, seq);
+    `,
+  },
+];
