@@ -1,0 +1,186 @@
+// Execution attempts (spec 7.2): scheduling one, moving it through its states, and no-progress accounting (16).
+import { castDraft } from "immer";
+import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import type { Ctx, DraftWorker } from "./context.ts";
+import type { CommandType } from "./effects.ts";
+import type { EventType } from "./events.ts";
+import type { Attempt, AttemptReason, AttemptState, Delivery, Intent, PromptKind } from "./model.ts";
+
+/** How long the executor has to get a submission done before it must report a failure code instead. */
+export const COMMAND_DEADLINE_MS = 120_000;
+
+const COMMAND_TYPES: Record<Delivery, CommandType> = {
+  create: "conversation.create",
+  send: "conversation.send",
+  steer: "conversation.steer",
+};
+
+export interface AttemptPlan {
+  readonly reason: AttemptReason;
+  readonly delivery: Delivery;
+  readonly promptKind: PromptKind;
+  readonly intent: Intent;
+}
+
+export function attemptSnapshot(attempt: Attempt): Record<string, unknown> {
+  const { intent: _intent, ...rest } = attempt;
+  return rest;
+}
+
+/** Creates the next attempt, appends its events and asks the executor to deliver it. */
+export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): void {
+  const previous = w.current;
+  if (previous && plan.delivery === "steer" && !isEnded(previous.state)) {
+    // Steering lands inside the generating turn: that attempt is superseded, not ended by idle.
+    endAttempt(ctx, w, "completed", { outcome: "superseded_by_steer", countProgress: false });
+  }
+  const seq = w.attemptCount + 1;
+  const id = `${w.id}:${seq}`;
+  const attempt: Attempt = {
+    id,
+    runId: w.runId,
+    workerId: w.id,
+    seq,
+    reason: plan.reason,
+    ...(previous && plan.reason !== "initial" ? { resumeOf: previous.id } : {}),
+    state: "scheduled",
+    delivery: plan.delivery,
+    promptKind: plan.promptKind,
+    wakeReasons: [...plan.intent.reasons],
+    commandId: `${id}:cmd`,
+    idempotencyKey: `${COMMAND_TYPES[plan.delivery]}:${id}`,
+    deadlineAt: ctx.now + COMMAND_DEADLINE_MS,
+    scheduledAt: ctx.now,
+    progressSeen: false,
+    intent: plan.intent,
+  };
+  w.attemptCount = seq;
+  w.current = castDraft(attempt);
+  w.intent = undefined;
+  ctx.emit("execution.scheduled", w.runId, w.id, { execution: attemptSnapshot(attempt) });
+  if (plan.reason !== "initial") {
+    ctx.emit("execution.resume_scheduled", w.runId, w.id, {
+      executionId: id,
+      reason: plan.reason,
+      wakeReasons: attempt.wakeReasons,
+    });
+  }
+  ctx.effects.push({
+    kind: "command",
+    command: {
+      type: COMMAND_TYPES[plan.delivery],
+      commandId: attempt.commandId,
+      idempotencyKey: attempt.idempotencyKey,
+      executionId: id,
+      runId: w.runId,
+      workerId: w.id,
+      ...(w.conversation.url ? { conversationUrl: w.conversation.url } : {}),
+      deadlineAt: attempt.deadlineAt,
+      prompt: {
+        kind: plan.promptKind,
+        workerPath: w.path,
+        attemptSeq: seq,
+        reason: plan.reason,
+        wakeReasons: attempt.wakeReasons,
+        texts: plan.intent.texts,
+      },
+    },
+  });
+}
+
+export function isEnded(state: AttemptState): boolean {
+  return !(state === "scheduled" || state === "submitted" || state === "generating");
+}
+
+/** Applies a change to the current attempt and appends the event describing it, with the attempt's snapshot. */
+export function updateAttempt(ctx: Ctx, w: DraftWorker, patch: Partial<Attempt>, type: EventType): void {
+  const current = w.current;
+  if (!current) return;
+  Object.assign(current, patch);
+  ctx.emit(type, w.runId, w.id, { execution: attemptSnapshot(current) });
+}
+
+const END_EVENTS: Record<AttemptState, EventType> = {
+  scheduled: "execution.scheduled",
+  submitted: "execution.submitted",
+  generating: "execution.generating",
+  idle: "execution.idle",
+  completed: "execution.completed",
+  blocked: "execution.blocked",
+  failed: "execution.failed",
+  cancelled: "execution.cancelled",
+};
+
+/** Ends the current attempt; an ended turn without durable progress counts towards the stall guard. */
+export function endAttempt(
+  ctx: Ctx,
+  w: DraftWorker,
+  state: AttemptState,
+  opts: { outcome: string; errorCode?: string; detail?: string; countProgress: boolean },
+  policy?: ContinuationPolicy,
+): void {
+  const current = w.current;
+  if (!current || isEnded(current.state)) return;
+  const patch: Partial<Attempt> = {
+    state,
+    outcome: opts.outcome,
+    terminalAt: ctx.now,
+    ...(state === "idle" ? { idleAt: ctx.now } : {}),
+    ...(opts.errorCode ? { errorCode: opts.errorCode } : {}),
+    ...(opts.detail ? { errorDetail: opts.detail } : {}),
+  };
+  updateAttempt(ctx, w, patch, END_EVENTS[state]);
+  if (opts.countProgress && policy && !current.progressSeen) countNoProgressAttempt(ctx, w, policy);
+}
+
+/** The state an attempt ends in when its turn goes idle, given what the worker said meanwhile. */
+export function endStateForIdle(w: DraftWorker): AttemptState {
+  if (w.status === "completed") return "completed";
+  if (w.status === "failed") return "failed";
+  if (w.status === "cancelled") return "cancelled";
+  if (w.wait) return "blocked";
+  return "idle";
+}
+
+function countNoProgressAttempt(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
+  if (w.status !== "active") return;
+  const stall = w.stall;
+  stall.noProgressAttempts += 1;
+  const n = stall.noProgressAttempts;
+  if (policy.stallPauseAfterNoProgressAttempts !== null && n >= policy.stallPauseAfterNoProgressAttempts) {
+    pauseForStall(ctx, w, `${n} consecutive execution attempts without progress`);
+  } else if (
+    policy.stallWarningAfterNoProgressAttempts !== null &&
+    n >= policy.stallWarningAfterNoProgressAttempts &&
+    !stall.warned
+  ) {
+    warnStall(ctx, w, `${n} consecutive execution attempts without progress`);
+  }
+}
+
+export function warnStall(ctx: Ctx, w: DraftWorker, why: string): void {
+  w.stall.warned = true;
+  ctx.emit("continuation.warning", w.runId, w.id, { why, noProgressAttempts: w.stall.noProgressAttempts });
+}
+
+export function pauseForStall(ctx: Ctx, w: DraftWorker, why: string): void {
+  if (w.pause?.source === "stall") return;
+  w.pause = { source: "stall", reason: why, at: ctx.now };
+  w.stall.warned = true;
+  ctx.emit("execution.stalled", w.runId, w.id, { why, noProgressAttempts: w.stall.noProgressAttempts });
+  ctx.emit("continuation.paused_for_stall", w.runId, w.id, { why });
+}
+
+/**
+ * Records durable progress (spec 16.1): marks the current attempt productive and resets the stall guard.
+ * With `requireProgressHeartbeat`, only explicit `worker.progress` reports count.
+ */
+export function recordProgress(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy, heartbeat: boolean): void {
+  if (policy.requireProgressHeartbeat && !heartbeat) return;
+  if (w.current) w.current.progressSeen = true;
+  w.stall.noProgressAttempts = 0;
+  w.stall.lastProgressAt = ctx.now;
+  w.stall.progressCursor += 1;
+  w.stall.baselineAt = ctx.now;
+  w.stall.warned = false;
+}

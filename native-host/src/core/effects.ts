@@ -1,0 +1,36 @@
+// Effects the core asks the outside world to carry out, as data; applied only after the transaction is durable.
+import type { DomainEvent } from "./events.ts";
+import type { AttemptReason, PromptKind } from "./model.ts";
+
+export type CommandType = "conversation.create" | "conversation.send" | "conversation.steer";
+
+export interface PromptRequest {
+  readonly kind: PromptKind;
+  readonly workerPath: string;
+  readonly attemptSeq: number;
+  readonly reason: AttemptReason;
+  readonly wakeReasons: readonly string[];
+  /** Follow-up, human answer or corrective texts to include verbatim. */
+  readonly texts: readonly string[];
+}
+
+export interface ExecutorCommand {
+  readonly type: CommandType;
+  readonly commandId: string;
+  /** Stable for the execution attempt, so a redelivered command is recognised by the executor's journal. */
+  readonly idempotencyKey: string;
+  readonly executionId: string;
+  readonly runId: string;
+  readonly workerId: string;
+  readonly conversationUrl?: string;
+  readonly deadlineAt: number;
+  readonly prompt: PromptRequest;
+}
+
+export type Effect =
+  | { readonly kind: "event"; readonly event: DomainEvent }
+  | { readonly kind: "command"; readonly command: ExecutorCommand }
+  /** Ask the executor to drop a command it has not started submitting (the worker ended meanwhile). */
+  | { readonly kind: "cancel_command"; readonly workerId: string; readonly commandId: string }
+  /** The single timer the scheduler keeps: the earliest deadline in the state, or none. */
+  | { readonly kind: "timer"; readonly at: number | null };

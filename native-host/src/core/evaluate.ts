@@ -1,0 +1,84 @@
+// The delivery decision of spec 10.2, as a pure function of durable state: cancel, hold, wait, or deliver.
+import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import type { Delivery, Intent, Run, Worker } from "./model.ts";
+
+export const MESSAGE_DELIVERY_TIMEOUT = "MESSAGE_DELIVERY_TIMEOUT";
+
+export type HoldReason =
+  | "awaiting_human"
+  | "awaiting_dependency"
+  | "paused"
+  | "manual_policy"
+  | "stalled"
+  | "in_flight"
+  | "awaiting_observation"
+  | "awaiting_change"
+  | "conversation_busy"
+  | "conversation_unavailable"
+  | "conversation_error";
+
+export type Decision =
+  | { readonly kind: "cancel"; readonly why: "run_ended" | "worker_ended" }
+  | { readonly kind: "hold"; readonly why: HoldReason }
+  | { readonly kind: "wait"; readonly until: number; readonly why: "idle_grace" | "spacing_floor" }
+  | { readonly kind: "deliver"; readonly delivery: Delivery };
+
+/** Evaluates an intent in the order of spec 10.2; the first rule that applies decides. */
+export function evaluateIntent(
+  run: Run,
+  w: Worker,
+  intent: Intent,
+  policy: ContinuationPolicy,
+  now: number,
+): Decision {
+  if (run.status !== "active") return { kind: "cancel", why: "run_ended" };
+  if (w.status !== "active") return { kind: "cancel", why: "worker_ended" };
+  if (w.wait?.kind === "human") return { kind: "hold", why: "awaiting_human" };
+  if (w.wait?.kind === "dependency") return { kind: "hold", why: "awaiting_dependency" };
+  if (w.pause && w.pause.source !== "stall") return { kind: "hold", why: "paused" };
+  if (policy.mode === "manual" && !intent.explicit) return { kind: "hold", why: "manual_policy" };
+  if (w.pause) return { kind: "hold", why: "stalled" };
+
+  // Rule 8: coalesce with a continuation that is already pending or just submitted.
+  const current = w.current;
+  if (current?.state === "scheduled") return { kind: "hold", why: "in_flight" };
+  if (current?.state === "submitted" && w.conversation.changes <= (current.submittedAtChange ?? 0)) {
+    return { kind: "hold", why: "awaiting_observation" };
+  }
+  if (intent.awaitChangeAfter !== undefined && w.conversation.changes <= intent.awaitChangeAfter) {
+    return { kind: "hold", why: "awaiting_change" };
+  }
+
+  const delivery = chooseDelivery(w, intent);
+  if (typeof delivery !== "string") return delivery;
+
+  // Rule 9: the anti-spam floor, bypassed by an idle conversation (policy), corrective steering and Continue now.
+  const bypass =
+    intent.corrective || intent.manual || (delivery !== "steer" && policy.idleMayBypassMinSpacing);
+  const floorAt =
+    !bypass && w.lastSubmittedAt !== undefined ? w.lastSubmittedAt + policy.minContinuationSpacingMs : 0;
+  const graceAt = delivery === "steer" ? 0 : intent.notBefore;
+  if (now < floorAt && floorAt >= graceAt) return { kind: "wait", until: floorAt, why: "spacing_floor" };
+  if (now < graceAt) return { kind: "wait", until: graceAt, why: "idle_grace" };
+  return { kind: "deliver", delivery };
+}
+
+function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
+  const c = w.conversation;
+  if (c.binding === "none") return "create";
+  if (c.binding !== "bound" || c.state === "closed") return { kind: "hold", why: "conversation_unavailable" };
+  switch (c.state) {
+    case "idle":
+    case "ready":
+      return "send";
+    case "generating":
+      return intent.allowSteer ? "steer" : { kind: "hold", why: "conversation_busy" };
+    case "error":
+      // Only a delivery timeout is answered with a fresh turn; other product errors are boundaries (22.3).
+      return intent.afterDeliveryTimeout && c.errorCode === MESSAGE_DELIVERY_TIMEOUT
+        ? "send"
+        : { kind: "hold", why: "conversation_error" };
+    case "unknown":
+      return { kind: "hold", why: "conversation_unavailable" };
+  }
+}

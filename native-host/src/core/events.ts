@@ -1,0 +1,49 @@
+// Durable event types (spec 9 plus lifecycle events); appended in the same transaction as the state they describe.
+export const EVENT_TYPES = [
+  "run.created",
+  "run.completed",
+  "run.failed",
+  "run.stopped",
+  "run.paused_all",
+  "run.resumed_all",
+  "worker.spawned",
+  "worker.progress",
+  "worker.completed",
+  "worker.failed",
+  "worker.stopped",
+  "worker.awaiting_human",
+  "worker.awaiting_dependency",
+  "worker.resumed",
+  "message.sent",
+  "message.read",
+  "binding.changed",
+  "execution.scheduled",
+  "execution.submitted",
+  "execution.generating",
+  "execution.idle",
+  "execution.resume_scheduled",
+  "execution.resumed",
+  "execution.deferred",
+  "execution.paused",
+  "execution.blocked",
+  "execution.stalled",
+  "execution.completed",
+  "execution.failed",
+  "execution.cancelled",
+  "execution.error",
+  "continuation.policy_changed",
+  "continuation.warning",
+  "continuation.paused_for_stall",
+  "continuation.steering_deduplicated",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  readonly type: EventType;
+  readonly at: number;
+  readonly runId: string;
+  readonly workerId?: string;
+  /** Small, transcript-free details: reasons, codes, ids, sequence numbers. */
+  readonly data: Readonly<Record<string, unknown>>;
+}

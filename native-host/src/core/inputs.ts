@@ -1,0 +1,114 @@
+// Everything that can happen to the domain: operations (MCP, UI, root), executor observations and the clock.
+import type { PolicyPatch } from "../../../shared/continuation-policy.ts";
+import type { BindingState, ConversationState } from "./model.ts";
+
+/** Who asked: the operator (popup, dashboard, overlay), a worker (through MCP) or the system itself. */
+export type Actor = "operator" | "system" | { readonly workerId: string };
+
+export type Input =
+  // Runs
+  | {
+      readonly type: "run.create";
+      readonly runId: string;
+      readonly name: string;
+      readonly objective?: string;
+      readonly policy?: PolicyPatch;
+    }
+  | { readonly type: "run.stop"; readonly runId: string; readonly reason?: string }
+  | { readonly type: "run.pause_all"; readonly runId: string }
+  | { readonly type: "run.resume_all"; readonly runId: string }
+  | { readonly type: "run.set_default_policy"; readonly runId: string; readonly patch: PolicyPatch }
+  // Workers
+  | {
+      readonly type: "worker.spawn";
+      readonly runId: string;
+      readonly workerId: string;
+      readonly path: string;
+      readonly name?: string;
+      readonly objective: string;
+      readonly acceptance?: readonly string[];
+      readonly policy?: PolicyPatch;
+    }
+  | { readonly type: "worker.progress"; readonly workerId: string; readonly summary?: string }
+  | { readonly type: "worker.complete"; readonly workerId: string; readonly summary?: string }
+  | { readonly type: "worker.fail"; readonly workerId: string; readonly reason: string }
+  | {
+      readonly type: "worker.await_human";
+      readonly workerId: string;
+      readonly reason: string;
+      readonly question: string;
+      readonly choices?: readonly string[];
+      readonly context?: string;
+    }
+  | {
+      readonly type: "worker.await_dependency";
+      readonly workerId: string;
+      readonly condition: string;
+      readonly onWorkerIds?: readonly string[];
+    }
+  | { readonly type: "human.resolve"; readonly workerId: string; readonly answer?: string }
+  | { readonly type: "worker.pause"; readonly workerId: string; readonly reason?: string }
+  | { readonly type: "worker.resume"; readonly workerId: string }
+  | {
+      readonly type: "worker.continue_now";
+      readonly workerId: string;
+      /** Clear a human or dependency wait instead of failing (spec 8.3.2). */
+      readonly overrideWait?: boolean;
+      /** Clear a pause (operator or stall) instead of failing (spec 8.3.3). */
+      readonly clearPause?: boolean;
+    }
+  | { readonly type: "worker.stop"; readonly workerId: string; readonly reason?: string }
+  | { readonly type: "worker.followup"; readonly workerId: string; readonly text: string }
+  | {
+      readonly type: "worker.steer";
+      readonly workerId: string;
+      readonly text: string;
+      /** Deduplication key; repeated identical corrections are dropped (spec 10.4). Defaults to the text. */
+      readonly key?: string;
+    }
+  | {
+      readonly type: "worker.set_policy";
+      readonly workerId: string;
+      readonly patch: PolicyPatch;
+      /** Fields whose override is removed so the run default applies again. */
+      readonly reset?: readonly (keyof PolicyPatch)[];
+    }
+  // Messages
+  | {
+      readonly type: "message.send";
+      readonly messageId: string;
+      readonly from: Actor;
+      readonly toWorkerId: string;
+      readonly body: string;
+    }
+  | { readonly type: "message.read"; readonly workerId: string; readonly upToSeq: number }
+  // Executor observations
+  | {
+      readonly type: "conversation.observed";
+      readonly workerId: string;
+      readonly state: ConversationState;
+      /** Per-worker sequence from the executor; reports not newer than the last applied one are stale. */
+      readonly seq: number;
+      readonly errorCode?: string;
+      readonly url?: string;
+    }
+  | {
+      readonly type: "binding.changed";
+      readonly workerId: string;
+      readonly binding: Exclude<BindingState, "none">;
+      readonly url?: string;
+    }
+  | { readonly type: "command.acked"; readonly workerId: string; readonly commandId: string }
+  | {
+      readonly type: "command.result";
+      readonly workerId: string;
+      readonly commandId: string;
+      readonly outcome: "submitted" | "failed";
+      readonly errorCode?: string;
+      readonly detail?: string;
+      readonly url?: string;
+    }
+  // Time
+  | { readonly type: "tick" };
+
+export type InputType = Input["type"];

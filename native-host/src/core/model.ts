@@ -1,0 +1,211 @@
+// The durable domain records of the continuation core (spec 6–7, 14–16): plain JSON data, no behaviour.
+import type { ContinuationPolicy, PolicyPatch } from "../../../shared/continuation-policy.ts";
+
+export type LifecycleStatus = "active" | "completed" | "failed" | "cancelled";
+
+export interface Run {
+  readonly id: string;
+  readonly name: string;
+  readonly objective: string;
+  readonly status: LifecycleStatus;
+  readonly createdAt: number;
+  readonly endedAt?: number;
+  /** Inherited by every worker of the run unless the worker overrides a field. */
+  readonly defaultPolicy: ContinuationPolicy;
+}
+
+/** Spec 7.3, derived from a worker's record by `dispositionOf`, never stored separately in the core. */
+export type Disposition =
+  | "running"
+  | "awaiting_execution"
+  | "awaiting_dependency"
+  | "awaiting_human"
+  | "paused"
+  | "completed"
+  | "failed"
+  | "cancelled";
+
+export type ConversationState = "unknown" | "ready" | "generating" | "idle" | "error" | "closed";
+export type BindingState = "none" | "bound" | "unavailable" | "closed";
+
+export interface Conversation {
+  readonly state: ConversationState;
+  readonly binding: BindingState;
+  /** Counts real changes of state or binding; a hold "until something changes" waits for it to grow. */
+  readonly changes: number;
+  /** Highest per-worker observation sequence applied; older reports are stale and ignored. */
+  readonly observedSeq: number;
+  readonly since: number;
+  readonly errorCode?: string;
+  readonly url?: string;
+}
+
+export interface HumanWait {
+  readonly kind: "human";
+  readonly reason: string;
+  readonly question: string;
+  readonly requestedAt: number;
+  readonly choices?: readonly string[];
+  readonly context?: string;
+}
+
+export interface DependencyWait {
+  readonly kind: "dependency";
+  readonly condition: string;
+  /** Released automatically once every listed worker has ended; empty means only an explicit release. */
+  readonly onWorkerIds: readonly string[];
+  readonly requestedAt: number;
+}
+
+export type Wait = HumanWait | DependencyWait;
+
+export type PauseSource = "operator" | "run" | "stall" | "error";
+
+export interface Pause {
+  readonly source: PauseSource;
+  readonly reason: string;
+  readonly at: number;
+  readonly errorCode?: string;
+}
+
+export type AttemptReason = "initial" | "auto_resume" | "manual_resume" | "followup" | "recovery";
+export type AttemptState =
+  | "scheduled"
+  | "submitted"
+  | "generating"
+  | "idle"
+  | "completed"
+  | "blocked"
+  | "failed"
+  | "cancelled";
+
+/** How the executor delivers the turn: open a new chat, send when idle, or steer a generating turn. */
+export type Delivery = "create" | "send" | "steer";
+
+export type PromptKind = "bootstrap" | "resume" | "keepalive" | "followup" | "corrective" | "continue";
+
+/**
+ * A durable wish to give the worker another turn (spec 10.5). Wake reasons coalesce into one intent,
+ * so however many wakes arrive, at most one continuation is delivered for them.
+ */
+export interface Intent {
+  readonly createdAt: number;
+  /** Provenance of every coalesced wake, e.g. `idle`, `active_keepalive`, `event:message.sent`. */
+  readonly reasons: readonly string[];
+  /** Earliest delivery the wake itself allows (idle grace); the spacing floor is applied on top. */
+  readonly notBefore: number;
+  /** Created by an operator or /root action: delivered even when the policy mode is manual. */
+  readonly explicit: boolean;
+  /** Continue now: recorded as a manual resume. */
+  readonly manual: boolean;
+  /** Material corrective steering: bypasses the spacing floor (spec 10.4). */
+  readonly corrective: boolean;
+  /** May be delivered into a generating turn (keepalive, event wakes, corrective steering). */
+  readonly allowSteer: boolean;
+  /** Answer to a ChatGPT "Message delivery timed out": a fresh `continue` turn (spec 22.3.1). */
+  readonly afterDeliveryTimeout: boolean;
+  /** Hold until the conversation's `changes` counter exceeds this (after a delivery that did not happen). */
+  readonly awaitChangeAfter?: number;
+  /** Follow-up, human answer or corrective texts to deliver with the turn. */
+  readonly texts: readonly string[];
+  /** Latest time a spacing-floor deferral was announced, so the event is not repeated. */
+  readonly deferredUntil?: number;
+}
+
+export interface Attempt {
+  readonly id: string;
+  readonly runId: string;
+  readonly workerId: string;
+  readonly seq: number;
+  readonly reason: AttemptReason;
+  readonly resumeOf?: string;
+  readonly state: AttemptState;
+  readonly delivery: Delivery;
+  readonly promptKind: PromptKind;
+  readonly wakeReasons: readonly string[];
+  readonly commandId: string;
+  readonly idempotencyKey: string;
+  readonly deadlineAt: number;
+  readonly scheduledAt: number;
+  readonly ackedAt?: number;
+  readonly submittedAt?: number;
+  readonly generatingAt?: number;
+  readonly idleAt?: number;
+  readonly terminalAt?: number;
+  /** The conversation's `changes` counter when the submission was confirmed. */
+  readonly submittedAtChange?: number;
+  readonly progressSeen: boolean;
+  readonly outcome?: string;
+  readonly errorCode?: string;
+  readonly errorDetail?: string;
+  /** The intent this attempt delivers, restored if the executor proves it was not delivered. */
+  readonly intent?: Intent;
+}
+
+export interface StallState {
+  readonly noProgressAttempts: number;
+  readonly lastProgressAt?: number;
+  readonly progressCursor: number;
+  /** Start of the no-progress clock: creation, last progress, or the last release from a hold. */
+  readonly baselineAt: number;
+  /** Whether the no-progress clock is counting (auto mode and runnable); a change restarts it. */
+  readonly clockRunning: boolean;
+  readonly warned: boolean;
+}
+
+export interface Worker {
+  readonly id: string;
+  readonly runId: string;
+  readonly path: string;
+  readonly name: string;
+  readonly parentId?: string;
+  readonly objective: string;
+  readonly acceptance: readonly string[];
+  readonly createdAt: number;
+  readonly status: LifecycleStatus;
+  readonly endedAt?: number;
+  readonly summary?: string;
+  readonly wait?: Wait;
+  readonly pause?: Pause;
+  readonly policyOverride: PolicyPatch;
+  readonly conversation: Conversation;
+  readonly attemptCount: number;
+  readonly autoResumes: number;
+  readonly current?: Attempt;
+  readonly intent?: Intent;
+  readonly lastSubmittedAt?: number;
+  readonly keepaliveAt?: number;
+  readonly stall: StallState;
+  readonly lastCorrectiveKey?: string;
+  /** Sequence of the last message put in this worker's inbox, and of the last one it has read. */
+  readonly inboxSeq: number;
+  readonly inboxReadSeq: number;
+}
+
+export interface Message {
+  readonly id: string;
+  readonly runId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly seq: number;
+  readonly body: string;
+  readonly sentAt: number;
+}
+
+/** Everything the core decides from. Unread messages live here; read ones only in the store. */
+export interface DomainState {
+  readonly runs: Readonly<Record<string, Run>>;
+  readonly workers: Readonly<Record<string, Worker>>;
+  readonly unread: Readonly<Record<string, Message>>;
+}
+
+export const EMPTY_STATE: DomainState = { runs: {}, workers: {}, unread: {} };
+
+export function isTerminal(status: LifecycleStatus): boolean {
+  return status !== "active";
+}
+
+/** A submission is in flight from scheduling until its result is known (spec 21.1). */
+export function isInFlight(attempt: Attempt | undefined): boolean {
+  return attempt?.state === "scheduled";
+}

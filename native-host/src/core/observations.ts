@@ -1,0 +1,181 @@
+// Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
+import { endAttempt, endStateForIdle, isEnded, updateAttempt } from "./attempts.ts";
+import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
+import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
+import type { Input } from "./inputs.ts";
+import { addWake, withdrawWake } from "./intents.ts";
+import type { ConversationState } from "./model.ts";
+import { policyOf } from "./worker-lifecycle.ts";
+
+type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
+
+/** Codes with which the executor proves the prompt was NOT submitted: the intent may be delivered later. */
+const NOT_DELIVERED = new Set([
+  "STEERING_UNAVAILABLE",
+  "TAB_CLOSED",
+  "EXECUTOR_UNAVAILABLE",
+  "DEADLINE_EXCEEDED",
+  "NOT_SIGNED_IN",
+  "RATE_LIMITED",
+  "USAGE_CAP",
+]);
+
+function known(ctx: Ctx, workerId: string): DraftWorker | Rejection {
+  return ctx.worker(workerId) ?? reject("NOT_FOUND", `no worker ${workerId}`);
+}
+
+export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">): Rejection | void {
+  const w = known(ctx, input.workerId);
+  if ("code" in w) return w;
+  const c = w.conversation;
+  if (input.seq <= c.observedSeq) return; // stale or replayed report
+  c.observedSeq = input.seq;
+  if (input.url !== undefined) c.url = input.url;
+  const sameState = c.state === input.state && (c.errorCode ?? null) === (input.errorCode ?? null);
+  if (sameState) return; // duplicate report: one transition, one reaction
+  const previous = c.state;
+  c.state = input.state;
+  c.changes += 1;
+  c.since = ctx.now;
+  if (input.errorCode === undefined) delete c.errorCode;
+  else c.errorCode = input.errorCode;
+  if (input.state !== "closed" && c.binding !== "bound") c.binding = "bound";
+  if (input.state === "closed") c.binding = "closed";
+  onState(ctx, w, previous, input.state, input.errorCode);
+}
+
+function onState(
+  ctx: Ctx,
+  w: DraftWorker,
+  previous: ConversationState,
+  state: ConversationState,
+  errorCode: string | undefined,
+): void {
+  const attempt = w.current;
+  const live = attempt !== undefined && !isEnded(attempt.state);
+  const policy = policyOf(ctx, w);
+  switch (state) {
+    case "generating":
+      // A late Stop button or a thinking pause: the turn did not really end, so the idle wake is withdrawn.
+      withdrawWake(w, "idle");
+      // Generation is proof of submission even if the command result has not arrived yet.
+      if (live && attempt.state === "scheduled") onSubmitted(ctx, w, undefined);
+      if (live && attempt.state !== "generating") {
+        updateAttempt(
+          ctx,
+          w,
+          { state: "generating", generatingAt: ctx.now, submittedAt: attempt.submittedAt ?? ctx.now },
+          "execution.generating",
+        );
+      }
+      return;
+    case "idle":
+    case "ready":
+      if (live && (attempt.state === "generating" || attempt.state === "submitted")) {
+        endAttempt(ctx, w, endStateForIdle(w), { outcome: "turn_ended", countProgress: true }, policy);
+        addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
+      } else if (previous === "generating") {
+        // A turn we did not start (typed by the person) ended: the worker is still unfinished.
+        addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
+      }
+      return;
+    case "error":
+      if (errorCode === MESSAGE_DELIVERY_TIMEOUT) {
+        // Spec 22.3.1: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.
+        if (live && attempt.state !== "scheduled") {
+          endAttempt(ctx, w, "failed", { outcome: "delivery_timeout", errorCode, countProgress: true }, policy);
+        }
+        withdrawWake(w, "idle");
+        addWake(ctx, w, { reason: "delivery_timeout", afterDeliveryTimeout: true, notBefore: ctx.now + policy.idleGraceMs });
+      } else if (live && attempt.state !== "scheduled") {
+        endAttempt(ctx, w, "failed", { outcome: "product_error", ...(errorCode ? { errorCode } : {}), countProgress: true }, policy);
+      }
+      ctx.emit("execution.error", w.runId, w.id, { errorCode: errorCode ?? null });
+      return;
+    case "closed":
+      ctx.emit("binding.changed", w.runId, w.id, { binding: "closed" });
+      return;
+    case "unknown":
+      return;
+  }
+}
+
+export function changeBinding(ctx: Ctx, input: Of<"binding.changed">): Rejection | void {
+  const w = known(ctx, input.workerId);
+  if ("code" in w) return w;
+  const c = w.conversation;
+  if (input.url !== undefined) c.url = input.url;
+  if (c.binding === input.binding) return;
+  c.binding = input.binding;
+  c.changes += 1;
+  c.since = ctx.now;
+  if (input.binding === "closed") c.state = "closed";
+  ctx.emit("binding.changed", w.runId, w.id, { binding: input.binding });
+}
+
+function commandAttempt(ctx: Ctx, workerId: string, commandId: string): DraftWorker | Rejection {
+  const w = known(ctx, workerId);
+  if ("code" in w) return w;
+  if (w.current?.commandId !== commandId) return reject("UNKNOWN_COMMAND", `command ${commandId} is not current for ${w.path}`);
+  return w;
+}
+
+export function ackCommand(ctx: Ctx, input: Of<"command.acked">): Rejection | void {
+  const w = commandAttempt(ctx, input.workerId, input.commandId);
+  if ("code" in w) return w;
+  if (w.current && w.current.ackedAt === undefined) w.current.ackedAt = ctx.now;
+}
+
+export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection | void {
+  const w = commandAttempt(ctx, input.workerId, input.commandId);
+  if ("code" in w) return w;
+  const attempt = w.current;
+  if (!attempt || attempt.state !== "scheduled") return; // duplicate result: already applied
+  if (input.outcome === "submitted") {
+    onSubmitted(ctx, w, input.url);
+    return;
+  }
+  const code = input.errorCode ?? "UNKNOWN";
+  const detail = input.detail;
+  if (NOT_DELIVERED.has(code)) {
+    // Proven not delivered: keep the wish to continue, but wait for the conversation to change first
+    // (a steering refusal waits for idle; a closed tab for a new binding) instead of spinning.
+    endAttempt(ctx, w, "cancelled", { outcome: "not_delivered", errorCode: code, ...(detail ? { detail } : {}), countProgress: false });
+    if (attempt.intent && w.status === "active") {
+      w.intent = {
+        ...attempt.intent,
+        allowSteer: code === "STEERING_UNAVAILABLE" ? false : attempt.intent.allowSteer,
+        awaitChangeAfter: w.conversation.changes,
+        texts: [...attempt.intent.texts],
+        reasons: [...attempt.intent.reasons],
+      };
+    }
+    return;
+  }
+  // Ambiguous delivery or a changed UI: never resend; pause and surface it (spec 22.1, 22.2).
+  endAttempt(ctx, w, "failed", { outcome: "delivery_failed", errorCode: code, ...(detail ? { detail } : {}), countProgress: false });
+  if (w.status === "active") {
+    w.pause = { source: "error", reason: detail ?? code, at: ctx.now, errorCode: code };
+    ctx.emit("execution.paused", w.runId, w.id, { source: "error", errorCode: code });
+  }
+}
+
+export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): void {
+  const attempt = w.current;
+  if (!attempt) return;
+  const c = w.conversation;
+  if (url !== undefined) c.url = url;
+  if (c.binding !== "bound") {
+    c.binding = "bound";
+    c.changes += 1;
+  }
+  updateAttempt(ctx, w, { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes }, "execution.submitted");
+  w.lastSubmittedAt = ctx.now;
+  if (attempt.reason === "auto_resume") w.autoResumes += 1;
+  if (attempt.reason !== "initial") {
+    ctx.emit("execution.resumed", w.runId, w.id, { executionId: attempt.id, reason: attempt.reason });
+  }
+  const policy = policyOf(ctx, w);
+  const span = policy.activeKeepaliveMaxMs - policy.activeKeepaliveMinMs;
+  w.keepaliveAt = ctx.now + policy.activeKeepaliveMinMs + Math.floor(ctx.clock.random() * (span + 1));
+}

@@ -1,0 +1,22 @@
+// Policy and disposition views of a worker: the effective continuation policy and the spec 7.3 disposition.
+import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import type { Disposition, Run, Worker } from "./model.ts";
+
+/** The run default with the worker's overrides on top (spec 7.1: run default inherited, worker override). */
+export function effectivePolicy(run: Run, worker: Worker): ContinuationPolicy {
+  return { ...run.defaultPolicy, ...worker.policyOverride };
+}
+
+export function dispositionOf(worker: Worker): Disposition {
+  if (worker.status !== "active") return worker.status;
+  if (worker.wait?.kind === "human") return "awaiting_human";
+  if (worker.wait?.kind === "dependency") return "awaiting_dependency";
+  if (worker.pause) return "paused";
+  const attempt = worker.current;
+  const busy =
+    worker.conversation.state === "generating" ||
+    attempt?.state === "scheduled" ||
+    attempt?.state === "submitted" ||
+    attempt?.state === "generating";
+  return busy ? "running" : "awaiting_execution";
+}

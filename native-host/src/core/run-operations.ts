@@ -1,0 +1,99 @@
+// Run-level operations (spec 17.5): create, stop, pause all, resume all, default policy.
+import { applyPolicyPatch, DEFAULT_CONTINUATION_POLICY } from "../../../shared/continuation-policy.ts";
+import { type Ctx, type DraftRun, type Rejection, reject } from "./context.ts";
+import type { Input } from "./inputs.ts";
+import { endWorker } from "./worker-lifecycle.ts";
+
+type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
+
+export function createRun(ctx: Ctx, input: Of<"run.create">): Rejection | void {
+  if (ctx.run(input.runId)) return reject("CONFLICT", `run ${input.runId} already exists`);
+  const merged = applyPolicyPatch(DEFAULT_CONTINUATION_POLICY, input.policy ?? {});
+  if (!merged.ok) return reject("INVALID_POLICY", merged.message);
+  ctx.state.runs[input.runId] = {
+    id: input.runId,
+    name: input.name,
+    objective: input.objective ?? "",
+    status: "active",
+    createdAt: ctx.now,
+    defaultPolicy: merged.policy,
+  };
+  ctx.emit("run.created", input.runId, undefined, { name: input.name, policy: merged.policy });
+}
+
+function activeRun(ctx: Ctx, runId: string): DraftRun | Rejection {
+  const run = ctx.run(runId);
+  if (!run) return reject("NOT_FOUND", `no run ${runId}`);
+  if (run.status !== "active") return reject("RUN_TERMINAL", `run ${runId} is ${run.status}`);
+  return run;
+}
+
+function workersOf(ctx: Ctx, runId: string) {
+  return Object.values(ctx.state.workers).filter((w) => w.runId === runId);
+}
+
+export function stopRun(ctx: Ctx, input: Of<"run.stop">): Rejection | void {
+  const run = activeRun(ctx, input.runId);
+  if ("code" in run) return run;
+  const reason = input.reason ?? "run stopped";
+  for (const w of workersOf(ctx, run.id)) {
+    if (w.status === "active") endWorker(ctx, w, "cancelled", reason);
+  }
+  run.status = "cancelled";
+  run.endedAt = ctx.now;
+  ctx.emit("run.stopped", run.id, undefined, { reason });
+}
+
+export function pauseAll(ctx: Ctx, input: Of<"run.pause_all">): Rejection | void {
+  const run = activeRun(ctx, input.runId);
+  if ("code" in run) return run;
+  let paused = 0;
+  for (const w of workersOf(ctx, run.id)) {
+    if (w.status !== "active" || w.pause) continue;
+    w.pause = { source: "run", reason: "paused all after current turns", at: ctx.now };
+    ctx.emit("execution.paused", w.runId, w.id, { source: "run" });
+    paused += 1;
+  }
+  ctx.emit("run.paused_all", run.id, undefined, { paused });
+  ctx.reply = { paused };
+}
+
+export function resumeAll(ctx: Ctx, input: Of<"run.resume_all">): Rejection | void {
+  const run = activeRun(ctx, input.runId);
+  if ("code" in run) return run;
+  let resumed = 0;
+  for (const w of workersOf(ctx, run.id)) {
+    // Stall and error pauses need a look at the worker itself (Continue anyway), not a bulk resume.
+    if (w.status !== "active" || (w.pause?.source !== "run" && w.pause?.source !== "operator")) continue;
+    w.pause = undefined;
+    ctx.emit("worker.resumed", w.runId, w.id, { by: "run" });
+    resumed += 1;
+  }
+  ctx.emit("run.resumed_all", run.id, undefined, { resumed });
+  ctx.reply = { resumed };
+}
+
+export function setRunDefaultPolicy(ctx: Ctx, input: Of<"run.set_default_policy">): Rejection | void {
+  const run = activeRun(ctx, input.runId);
+  if ("code" in run) return run;
+  const merged = applyPolicyPatch(run.defaultPolicy, input.patch);
+  if (!merged.ok) return reject("INVALID_POLICY", merged.message);
+  run.defaultPolicy = merged.policy;
+  ctx.emit("continuation.policy_changed", run.id, undefined, {
+    scope: "run",
+    patch: input.patch,
+    policy: merged.policy,
+  });
+}
+
+/** A run ends by itself once every worker has ended: failed if /root failed, completed otherwise. */
+export function completeRunIfDone(ctx: Ctx, runId: string): void {
+  const run = ctx.run(runId);
+  if (!run || run.status !== "active") return;
+  const workers = workersOf(ctx, runId);
+  if (workers.length === 0 || workers.some((w) => w.status === "active")) return;
+  const root = workers.find((w) => w.path === "/root");
+  run.status = root?.status === "failed" ? "failed" : "completed";
+  run.endedAt = ctx.now;
+  ctx.emit(run.status === "failed" ? "run.failed" : "run.completed", runId, undefined, {});
+}

@@ -1,0 +1,309 @@
+// Worker operations (spec 8, 14, 15): spawn, progress, explicit outcomes, waits, pause / continue now / stop.
+import { castDraft } from "immer";
+import { applyPolicyPatch, type ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { recordProgress } from "./attempts.ts";
+import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
+import type { Input } from "./inputs.ts";
+import { addWake } from "./intents.ts";
+import type { LifecycleStatus, Worker } from "./model.ts";
+import { effectivePolicy } from "./policy.ts";
+import { completeRunIfDone } from "./run-operations.ts";
+
+type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
+
+const PATH = /^\/root(\/[a-z0-9][a-z0-9._-]*)*$/;
+
+export function policyOf(ctx: Ctx, w: Worker): ContinuationPolicy {
+  const run = ctx.run(w.runId);
+  if (!run) throw new Error(`worker ${w.id} refers to missing run ${w.runId}`);
+  return effectivePolicy(run, w);
+}
+
+/** Looks a worker up for an operation that needs it unfinished. */
+export function activeWorker(ctx: Ctx, id: string): DraftWorker | Rejection {
+  const w = ctx.worker(id);
+  if (!w) return reject("NOT_FOUND", `no worker ${id}`);
+  if (w.status !== "active") return reject("WORKER_TERMINAL", `worker ${w.path} is ${w.status}`);
+  return w;
+}
+
+export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | void {
+  const run = ctx.run(input.runId);
+  if (!run) return reject("NOT_FOUND", `no run ${input.runId}`);
+  if (run.status !== "active") return reject("RUN_TERMINAL", `run ${run.id} is ${run.status}`);
+  if (ctx.worker(input.workerId)) return reject("CONFLICT", `worker ${input.workerId} already exists`);
+  if (!PATH.test(input.path)) {
+    return reject("INVALID_INPUT", `path '${input.path}' must be /root or /root/<name>[/<name>…] in lower case`);
+  }
+  const siblings = Object.values(ctx.state.workers).filter((w) => w.runId === run.id);
+  if (siblings.some((w) => w.path === input.path)) {
+    return reject("CONFLICT", `run ${run.id} already has a worker at ${input.path}`);
+  }
+  const parentPath = input.path === "/root" ? undefined : input.path.slice(0, input.path.lastIndexOf("/"));
+  const parent = parentPath === undefined ? undefined : siblings.find((w) => w.path === parentPath);
+  if (parentPath !== undefined && !parent) {
+    return reject("NOT_FOUND", `parent ${parentPath} does not exist in run ${run.id}`);
+  }
+  const merged = applyPolicyPatch(run.defaultPolicy, input.policy ?? {});
+  if (!merged.ok) return reject("INVALID_POLICY", merged.message);
+
+  const w: Worker = {
+    id: input.workerId,
+    runId: run.id,
+    path: input.path,
+    name: input.name ?? input.path.slice(input.path.lastIndexOf("/") + 1),
+    ...(parent ? { parentId: parent.id } : {}),
+    objective: input.objective,
+    acceptance: input.acceptance ?? [],
+    createdAt: ctx.now,
+    status: "active",
+    policyOverride: input.policy ?? {},
+    conversation: { state: "unknown", binding: "none", changes: 0, observedSeq: 0, since: ctx.now },
+    attemptCount: 0,
+    autoResumes: 0,
+    stall: { noProgressAttempts: 0, progressCursor: 0, baselineAt: ctx.now, clockRunning: false, warned: false },
+    inboxSeq: 0,
+    inboxReadSeq: 0,
+  };
+  ctx.state.workers[w.id] = castDraft(w);
+  ctx.emit("worker.spawned", run.id, w.id, { path: w.path, parentId: w.parentId ?? null });
+  // The bootstrap turn is the operator's explicit request, so it goes out whatever the policy mode.
+  const draft = ctx.worker(w.id);
+  if (draft) addWake(ctx, draft, { reason: "spawn", explicit: true });
+}
+
+export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  recordProgress(ctx, w, policyOf(ctx, w), true);
+  ctx.emit("worker.progress", w.runId, w.id, { cursor: w.stall.progressCursor });
+  wakeRootFor(ctx, w, "event:worker.progress");
+}
+
+/** Spec 15.5: a lane's progress or message is a wake for /root, subject to root's own floor. */
+function wakeRootFor(ctx: Ctx, w: DraftWorker, reason: string): void {
+  if (w.path === "/root") return;
+  const root = Object.values(ctx.state.workers).find((r) => r.runId === w.runId && r.path === "/root");
+  if (root && root.status === "active") addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
+}
+
+/** Ends a worker (complete, fail, stop): cancels its pending turn and releases workers waiting on it. */
+export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleStatus, "active">, why: string) {
+  w.status = status;
+  w.endedAt = ctx.now;
+  w.wait = undefined;
+  w.pause = undefined;
+  w.keepaliveAt = undefined;
+  if (w.intent) {
+    ctx.emit("execution.cancelled", w.runId, w.id, { why: "worker_ended", wakeReasons: [...w.intent.reasons] });
+    w.intent = undefined;
+  }
+  const current = w.current;
+  if (current?.state === "scheduled") {
+    // Spec 21.3: a pending submission is withdrawn; if the executor already sent it, its result is recorded.
+    ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: current.commandId });
+  }
+  const type = status === "completed" ? "worker.completed" : status === "failed" ? "worker.failed" : "worker.stopped";
+  ctx.emit(type, w.runId, w.id, { why });
+  releaseDependents(ctx, w);
+  wakeRootFor(ctx, w, `event:${type}`);
+  completeRunIfDone(ctx, w.runId);
+}
+
+function releaseDependents(ctx: Ctx, ended: DraftWorker): void {
+  for (const w of Object.values(ctx.state.workers)) {
+    if (w.status !== "active" || w.wait?.kind !== "dependency" || !w.wait.onWorkerIds.includes(ended.id)) continue;
+    const allEnded = w.wait.onWorkerIds.every((id) => ctx.worker(id)?.status !== "active");
+    if (allEnded) releaseWait(ctx, w, "dependency", "event:dependency_completed");
+  }
+}
+
+function releaseWait(ctx: Ctx, w: DraftWorker, kind: "human" | "dependency", reason: string, text?: string) {
+  w.wait = undefined;
+  ctx.emit("worker.resumed", w.runId, w.id, { released: kind, reason });
+  const explicit = kind === "human";
+  addWake(ctx, w, { reason, explicit, ...(text === undefined ? {} : { text }) });
+}
+
+export function complete(ctx: Ctx, input: Of<"worker.complete">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  if (input.summary !== undefined) w.summary = input.summary;
+  endWorker(ctx, w, "completed", input.summary ?? "completed");
+}
+
+export function fail(ctx: Ctx, input: Of<"worker.fail">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  w.summary = input.reason;
+  endWorker(ctx, w, "failed", input.reason);
+}
+
+export function stop(ctx: Ctx, input: Of<"worker.stop">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  endWorker(ctx, w, "cancelled", input.reason ?? "stopped by operator");
+}
+
+export function awaitHuman(ctx: Ctx, input: Of<"worker.await_human">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  w.wait = {
+    kind: "human",
+    reason: input.reason,
+    question: input.question,
+    requestedAt: ctx.now,
+    ...(input.choices ? { choices: [...input.choices] } : {}),
+    ...(input.context ? { context: input.context } : {}),
+  };
+  recordProgress(ctx, w, policyOf(ctx, w), false);
+  ctx.emit("worker.awaiting_human", w.runId, w.id, { reason: input.reason, question: input.question });
+  wakeRootFor(ctx, w, "event:worker.awaiting_human");
+}
+
+export function awaitDependency(ctx: Ctx, input: Of<"worker.await_dependency">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  const on = input.onWorkerIds ?? [];
+  const missing = on.find((id) => !ctx.worker(id) || ctx.worker(id)?.runId !== w.runId || id === w.id);
+  if (missing !== undefined) return reject("NOT_FOUND", `dependency ${missing} is not another worker of this run`);
+  w.wait = { kind: "dependency", condition: input.condition, onWorkerIds: [...on], requestedAt: ctx.now };
+  recordProgress(ctx, w, policyOf(ctx, w), false);
+  ctx.emit("worker.awaiting_dependency", w.runId, w.id, { condition: input.condition, onWorkerIds: on });
+  // Already satisfied (every dependency has ended): release at once rather than wait for an event that came.
+  if (on.length > 0 && on.every((id) => ctx.worker(id)?.status !== "active")) {
+    releaseWait(ctx, w, "dependency", "event:dependency_completed");
+  }
+}
+
+export function resolveHuman(ctx: Ctx, input: Of<"human.resolve">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  if (w.wait?.kind !== "human") return reject("NOT_AWAITING_HUMAN", `worker ${w.path} is not waiting for a person`);
+  releaseWait(ctx, w, "human", "human_resolved", input.answer);
+}
+
+export function pause(ctx: Ctx, input: Of<"worker.pause">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  if (w.pause?.source === "operator") return;
+  w.pause = { source: "operator", reason: input.reason ?? "paused after current turn", at: ctx.now };
+  ctx.emit("execution.paused", w.runId, w.id, { source: "operator", reason: w.pause.reason });
+}
+
+/** Clears a pause; a stall pause is acknowledged (Continue anyway): the counter restarts, history stays. */
+function clearPause(ctx: Ctx, w: DraftWorker, by: string): void {
+  const p = w.pause;
+  if (!p) return;
+  w.pause = undefined;
+  if (p.source === "stall") {
+    w.stall.noProgressAttempts = 0;
+    w.stall.warned = false;
+  }
+  ctx.emit("worker.resumed", w.runId, w.id, { released: `pause:${p.source}`, by });
+}
+
+export function resume(ctx: Ctx, input: Of<"worker.resume">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  if (w.wait?.kind === "human") {
+    return reject("WORKER_AWAITING_HUMAN", `worker ${w.path} needs a person: resolve it (human_resolve) first`);
+  }
+  if (w.wait?.kind === "dependency") releaseWait(ctx, w, "dependency", "dependency_released");
+  clearPause(ctx, w, "resume");
+}
+
+export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  if (w.wait && !input.overrideWait) {
+    const code = w.wait.kind === "human" ? "WORKER_AWAITING_HUMAN" : "WORKER_AWAITING_DEPENDENCY";
+    return reject(code, `worker ${w.path} is ${code === "WORKER_AWAITING_HUMAN" ? "waiting for a person" : "waiting for a dependency"}; resolve it or ask to override`);
+  }
+  if (w.pause && !input.clearPause) {
+    return reject("WORKER_PAUSED", `worker ${w.path} is paused; ask to clear the pause to continue`);
+  }
+  if (w.wait) {
+    w.wait = undefined;
+    ctx.emit("worker.resumed", w.runId, w.id, { released: "override", by: "continue_now" });
+  }
+  clearPause(ctx, w, "continue_now");
+  const coalesced = w.intent !== undefined || w.current?.state === "scheduled";
+  // While generating this queues one resume for after the turn (spec 15.2); the UI shows it as Resuming.
+  addWake(ctx, w, { reason: "continue_now", explicit: true, manual: true });
+  ctx.reply = { coalesced, afterCurrentTurn: w.conversation.state === "generating" };
+}
+
+export function followup(ctx: Ctx, input: Of<"worker.followup">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  addWake(ctx, w, { reason: "followup", explicit: true, text: input.text });
+}
+
+export function steer(ctx: Ctx, input: Of<"worker.steer">): Rejection | void {
+  const w = activeWorker(ctx, input.workerId);
+  if ("code" in w) return w;
+  const key = input.key ?? input.text;
+  if (w.lastCorrectiveKey === key) {
+    ctx.emit("continuation.steering_deduplicated", w.runId, w.id, { key: input.key ?? null });
+    ctx.reply = { deduplicated: true };
+    return;
+  }
+  w.lastCorrectiveKey = key;
+  addWake(ctx, w, { reason: "corrective", explicit: true, corrective: true, allowSteer: true, text: input.text });
+  ctx.reply = { deduplicated: false };
+}
+
+export function setWorkerPolicy(ctx: Ctx, input: Of<"worker.set_policy">): Rejection | void {
+  const w = ctx.worker(input.workerId);
+  if (!w) return reject("NOT_FOUND", `no worker ${input.workerId}`);
+  const run = ctx.run(w.runId);
+  if (!run) return reject("NOT_FOUND", `no run ${w.runId}`);
+  const override = { ...w.policyOverride, ...input.patch };
+  for (const key of input.reset ?? []) delete override[key];
+  const merged = applyPolicyPatch(run.defaultPolicy, override);
+  if (!merged.ok) return reject("INVALID_POLICY", merged.message);
+  w.policyOverride = override;
+  ctx.emit("continuation.policy_changed", w.runId, w.id, {
+    scope: "worker",
+    patch: input.patch,
+    reset: input.reset ?? [],
+    policy: merged.policy,
+  });
+}
+
+export function sendMessage(ctx: Ctx, input: Of<"message.send">): Rejection | void {
+  const to = ctx.worker(input.toWorkerId);
+  if (!to) return reject("NOT_FOUND", `no worker ${input.toWorkerId}`);
+  if (ctx.state.unread[input.messageId]) return reject("CONFLICT", `message ${input.messageId} already exists`);
+  const sender = typeof input.from === "object" ? ctx.worker(input.from.workerId) : undefined;
+  if (typeof input.from === "object" && !sender) return reject("NOT_FOUND", `no worker ${input.from.workerId}`);
+  // Delivered to the inbox even if the recipient ended, so nothing sent is ever lost.
+  to.inboxSeq += 1;
+  const from = sender ? sender.id : typeof input.from === "string" ? input.from : "system";
+  ctx.state.unread[input.messageId] = {
+    id: input.messageId,
+    runId: to.runId,
+    from,
+    to: to.id,
+    seq: to.inboxSeq,
+    body: input.body,
+    sentAt: ctx.now,
+  };
+  ctx.emit("message.sent", to.runId, to.id, { messageId: input.messageId, from, seq: to.inboxSeq });
+  if (sender && sender.status === "active") recordProgress(ctx, sender, policyOf(ctx, sender), false);
+  if (to.status === "active") addWake(ctx, to, { reason: "event:message.sent", allowSteer: true });
+}
+
+export function readMessages(ctx: Ctx, input: Of<"message.read">): Rejection | void {
+  const w = ctx.worker(input.workerId);
+  if (!w) return reject("NOT_FOUND", `no worker ${input.workerId}`);
+  if (input.upToSeq > w.inboxSeq) return reject("INVALID_INPUT", `inbox of ${w.path} has no message ${input.upToSeq}`);
+  if (input.upToSeq <= w.inboxReadSeq) return;
+  w.inboxReadSeq = input.upToSeq;
+  for (const m of Object.values(ctx.state.unread)) {
+    if (m.to === w.id && m.seq <= input.upToSeq) delete ctx.state.unread[m.id];
+  }
+  ctx.emit("message.read", w.runId, w.id, { upToSeq: input.upToSeq });
+}
+

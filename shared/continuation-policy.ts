@@ -1,0 +1,58 @@
+// ContinuationPolicy (spec 7.1): the zod schema is the single definition; host and extension infer types from it.
+import { z } from "zod";
+
+const MINUTE_MS = 60_000;
+const durationMs = z.number().int().nonnegative();
+const threshold = z.number().int().positive().nullable();
+
+export const continuationPolicySchema = z
+  .object({
+    mode: z.enum(["manual", "auto"]),
+    idleGraceMs: durationMs,
+    activeKeepaliveMinMs: durationMs,
+    activeKeepaliveMaxMs: durationMs,
+    minContinuationSpacingMs: durationMs,
+    idleMayBypassMinSpacing: z.boolean(),
+    requireProgressHeartbeat: z.boolean(),
+    stallWarningAfterNoProgressAttempts: threshold,
+    stallPauseAfterNoProgressAttempts: threshold,
+    stallWarningAfterNoProgressMs: threshold,
+    stallPauseAfterNoProgressMs: threshold,
+  })
+  .strict();
+
+export type ContinuationPolicy = z.infer<typeof continuationPolicySchema>;
+
+/** A run default or worker override: any subset of the fields. */
+export const policyPatchSchema = continuationPolicySchema.partial().strict();
+export type PolicyPatch = z.infer<typeof policyPatchSchema>;
+
+/**
+ * Spec 7.1 recommended defaults. `mode` stays manual so nothing resumes on its own until a run or a
+ * person turns Auto Resume on (spec 25: existing and migrated work defaults conservatively).
+ */
+export const DEFAULT_CONTINUATION_POLICY: ContinuationPolicy = Object.freeze({
+  mode: "manual",
+  idleGraceMs: 3_000,
+  activeKeepaliveMinMs: 20 * MINUTE_MS,
+  activeKeepaliveMaxMs: 21 * MINUTE_MS,
+  minContinuationSpacingMs: 15 * MINUTE_MS,
+  idleMayBypassMinSpacing: true,
+  requireProgressHeartbeat: false,
+  stallWarningAfterNoProgressAttempts: 10,
+  stallPauseAfterNoProgressAttempts: 20,
+  stallWarningAfterNoProgressMs: 30 * MINUTE_MS,
+  stallPauseAfterNoProgressMs: 60 * MINUTE_MS,
+});
+
+/** Merges a patch onto a policy; returns a problem description when the result is inconsistent. */
+export function applyPolicyPatch(
+  base: ContinuationPolicy,
+  patch: PolicyPatch,
+): { ok: true; policy: ContinuationPolicy } | { ok: false; message: string } {
+  const policy = { ...base, ...patch };
+  if (policy.activeKeepaliveMinMs > policy.activeKeepaliveMaxMs) {
+    return { ok: false, message: "activeKeepaliveMinMs must not exceed activeKeepaliveMaxMs" };
+  }
+  return { ok: true, policy };
+}
