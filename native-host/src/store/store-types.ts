@@ -1,0 +1,78 @@
+// Public types of the durable store: SQL values and parameters, the read/write transaction handles, options, stats.
+import type { Migration } from "./migrations.ts";
+
+/** A value SQLite hands back or accepts: INTEGER/REAL as number, TEXT as string, BLOB as Uint8Array. */
+export type SqlValue = string | number | null | Uint8Array;
+
+/**
+ * Positional (`?`) parameters, or named ones keyed with their prefix (`{ ":id": 1 }`, `{ "$id": 1 }`).
+ * Numbers must be finite: they are journalled as JSON and must replay to the same value.
+ */
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, string | number | null>>;
+
+export type Row = Record<string, SqlValue>;
+
+export interface ReadTx {
+  all<R = Row>(sql: string, params?: SqlParams): R[];
+  get<R = Row>(sql: string, params?: SqlParams): R | undefined;
+}
+
+export interface WriteTx extends ReadTx {
+  /** Runs one statement (or, without params, a `;`-separated script) and records it in the transaction's journal record. */
+  run(sql: string, params?: SqlParams): void;
+}
+
+export interface StoreLogger {
+  warn(msg: string): void;
+  info(msg: string): void;
+}
+
+/** Named moments at which a crash test may kill the process (see `StoreOptions.faultHook`). */
+export type StoreFaultPoint =
+  | "journal-written" // a batch is in the journal's page cache, fdatasync not yet done
+  | "snapshot-written" // the snapshot temp file is complete and fsynced, not yet renamed
+  | "snapshot-renamed" // the new snapshot is in place, the journal not yet reset
+  | "archive-appended"; // rows are fsynced in the archive, their delete not yet journalled
+
+/** How the single-owner lock is held; "auto" picks by platform (see owner-lock.ts). */
+export type OwnerLockKind = "auto" | "abstract-socket" | "named-pipe" | "socket-file";
+
+export interface StoreOptions {
+  /** Data directory (created if missing, mode 0700). */
+  dir: string;
+  /** Schema migrations, applied once each, in version order. */
+  migrations: readonly Migration[];
+  /** Where warnings (e.g. a cut journal tail) go; defaults to stderr for warn and nowhere for info. */
+  log?: StoreLogger;
+  /** Journal size that triggers a snapshot (default 8 MiB). */
+  snapshotAfterBytes?: number;
+  /** Lock mechanism; tests use "socket-file" to exercise the macOS path on Linux. */
+  lockKind?: OwnerLockKind;
+  /** Test-only: called at the named points so a crash test can SIGKILL the process exactly there. */
+  faultHook?: (point: StoreFaultPoint) => void;
+}
+
+export interface StoreStats {
+  /** Current size of store.journal, header included. */
+  journalBytes: number;
+  /** Size of the last snapshot file written or loaded (0 if none). */
+  snapshotBytes: number;
+  /** Sequence number of the last committed transaction (durable or not yet). */
+  lastSeq: number;
+  /** Every transaction with seq <= durableSeq is on disk. */
+  durableSeq: number;
+  /** Last transaction contained in the snapshot on disk. */
+  snapshotSeq: number;
+  /** Owner generation (see owner.json). */
+  generation: number;
+  /** Size of the in-memory database image (page_count * page_size): what a snapshot writes. */
+  liveDbBytes: number;
+  /** Committed length of events-archive.log. */
+  archiveBytes: number;
+  /** Snapshots taken since open. */
+  snapshotsTaken: number;
+  /** How long the last snapshot's synchronous export blocked the event loop, in ms. */
+  lastSnapshotStallMs: number;
+  /** Transactions committed in memory whose journal record is not yet fdatasync'ed. */
+  pendingTransactions: number;
+}
