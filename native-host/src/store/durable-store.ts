@@ -1,0 +1,650 @@
+// DurableStore: sql.js in memory, made durable by a checksummed journal of every write transaction (group-committed,
+// fdatasync'ed before the write resolves) and periodic atomic snapshots. The contract is architecture.md §5.
+import { openSync, closeSync, fsyncSync, ftruncateSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { type ArchiveReadOptions, cutUnconfirmed, EventArchive, inspectArchive } from "./archive.ts";
+import { removeStaleTemps, writeFileAtomic } from "./atomic-file.ts";
+import { encodeJournalHeader } from "./file-headers.ts";
+import { encodeFrame } from "./frame-codec.ts";
+import { JournalWriter } from "./journal-writer.ts";
+import type { Migration } from "./migrations.ts";
+import { acquireOwnerLock, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
+import { encodeParams, encodeRows, encodeTxRecord, type JsonStatement } from "./record-codec.ts";
+import { inspectDataFiles, replayJournal } from "./recovery.ts";
+import { writeSnapshotFile } from "./snapshot-file.ts";
+import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
+import { assertReplayable, isPlainSelect } from "./sql-guards.ts";
+import { StoreError, describeError, isStoreError } from "./store-error.ts";
+import type {
+  ReadTx,
+  Row,
+  SqlParams,
+  StoreFaultPoint,
+  StoreLogger,
+  StoreOptions,
+  StoreStats,
+  WriteTx,
+} from "./store-types.ts";
+
+export const SNAPSHOT_FILE = "store.snapshot";
+export const JOURNAL_FILE = "store.journal";
+export const ARCHIVE_FILE = "events-archive.log";
+
+const DEFAULT_SNAPSHOT_AFTER_BYTES = 8 * 1024 * 1024;
+/** Pages given back per event-loop turn before a snapshot (4 KiB pages: ~1 MiB, about a millisecond). */
+const VACUUM_PAGES_PER_STEP = 256;
+/** An export blocking the loop longer than this is worth a warning: the live database has grown too large. */
+const STALL_WARN_MS = 50;
+/** Rows per archive record, so one record stays well under a MiB. */
+const ARCHIVE_ROWS_PER_RECORD = 500;
+const ARCHIVE_MAX_ATTEMPTS = 5;
+
+const STORE_TABLES = `
+  CREATE TABLE _store_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
+  CREATE TABLE _store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+const ARCHIVE_END_KEY = "archive_end";
+
+const defaultLogger: StoreLogger = {
+  // stderr, never stdout: stdout carries the native-messaging wire.
+  warn: (msg) => console.warn(`[store] ${msg}`),
+  info: () => undefined,
+};
+
+type State = "open" | "closing" | "closed" | "failed";
+
+/** Thrown inside moveToArchive's delete transaction when the selected rows changed meanwhile (then it retries). */
+class RowsChanged extends Error {}
+
+export class DurableStore {
+  private state: State = "open";
+  private failure: StoreError | undefined;
+  private inWrite = false;
+  private queryOnlyDepth = 0;
+  private snapshotChain: Promise<void> = Promise.resolve();
+  private snapshotRunning = false;
+  /** Journal size at which the next automatic snapshot starts (pushed back after a failed attempt). */
+  private nextAutoSnapshotAt: number;
+  private archiveChain: Promise<void> = Promise.resolve();
+  private closeRequested = false;
+  private closing: Promise<void> | undefined;
+  private snapshotsTaken = 0;
+  private lastSnapshotStallMs = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly log: StoreLogger,
+    private readonly snapshotAfterBytes: number,
+    private readonly fault: (point: StoreFaultPoint) => void,
+    private readonly ownerLock: OwnerLock,
+    private readonly engine: SqlEngine,
+    private readonly journal: JournalWriter,
+    private readonly archive: EventArchive,
+    private lastSeq: number,
+    private snapshotSeq: number,
+    private snapshotBytes: number,
+  ) {
+    this.nextAutoSnapshotAt = snapshotAfterBytes;
+  }
+
+  /**
+   * Takes the directory's lock, recovers snapshot + journal (refusing damaged files without touching them), then
+   * applies pending migrations. Rejects with StoreError STORE_LOCKED, STORE_CORRUPT, STORE_VERSION or STORE_MIGRATION.
+   */
+  static async open(options: StoreOptions): Promise<DurableStore> {
+    const log = options.log ?? defaultLogger;
+    const snapshotAfterBytes = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
+    if (!(snapshotAfterBytes > 0)) {
+      throw new StoreError("STORE_MISUSE", `snapshotAfterBytes must be positive, got ${snapshotAfterBytes}`);
+    }
+    checkMigrations(options.migrations);
+    const dir = options.dir;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const lock = await acquireOwnerLock(dir, options.lockKind);
+    const fault = options.faultHook ?? (() => undefined);
+    let engine: SqlEngine | undefined;
+    try {
+      const paths = {
+        snapshot: join(dir, SNAPSHOT_FILE),
+        journal: join(dir, JOURNAL_FILE),
+        archive: join(dir, ARCHIVE_FILE),
+      };
+      const sql = await loadSqlJs();
+      // Phase 1, read-only: prove the files consistent and rebuild the state in memory.
+      const plan = inspectDataFiles(paths.snapshot, paths.journal);
+      engine = SqlEngine.create(sql, plan.snapshot?.body);
+      replayJournal(engine, plan, paths.journal);
+      const archiveEnd = readArchiveEnd(engine);
+      const archiveCheck = inspectArchive(paths.archive, archiveEnd);
+
+      // Phase 2: repair what a crash legitimately leaves behind.
+      const removed = await removeStaleTemps(dir, [SNAPSHOT_FILE, JOURNAL_FILE, ARCHIVE_FILE, OWNER_FILE]);
+      if (removed.length > 0) log.info(`removed temp files left by a crash: ${removed.join(", ")}`);
+      const journalState = plan.journal;
+      if (journalState?.tornTail) {
+        log.warn(
+          `journal ${paths.journal}: cut a torn tail of ${journalState.tornTail.droppedBytes} bytes at byte ` +
+            `${journalState.validEnd} (${journalState.tornTail.reason}); transactions up to ${plan.lastSeq} kept`,
+        );
+      }
+      let journalBytes: number;
+      if (!journalState || journalState.header.baseSeq !== plan.snapshotSeq) {
+        // Fresh directory, or a crash between a snapshot's rename and the journal reset: start a journal that follows
+        // the snapshot on disk, carrying the records it lacks. Appending to the old one would leave a seq gap whenever
+        // the snapshot holds transactions the old journal never received.
+        const carried =
+          journalState?.frames.filter((_, i) => journalState.records[i]!.seq > plan.snapshotSeq) ?? [];
+        const header = encodeJournalHeader({ generation: lock.generation, baseSeq: plan.snapshotSeq });
+        await writeFileAtomic(paths.journal, [header, ...carried], () => lock.assertOwner());
+        journalBytes = header.length + carried.reduce((n, f) => n + f.length, 0);
+        if (journalState) log.info(`journal ${paths.journal} rebased onto snapshot seq ${plan.snapshotSeq}`);
+      } else {
+        if (journalState.tornTail) truncateDurably(paths.journal, journalState.validEnd);
+        journalBytes = journalState.validEnd;
+      }
+      if (archiveCheck.unconfirmedBytes > 0) {
+        cutUnconfirmed(paths.archive, archiveEnd);
+        log.warn(
+          `archive ${paths.archive}: cut ${archiveCheck.unconfirmedBytes} bytes of an append whose delete never ` +
+            "committed (those rows are still in the live database)",
+        );
+      }
+
+      const fd = openSync(paths.journal, "a", 0o600);
+      // The journal's callbacks only fire after the first append, by which time `store` is initialised.
+      const journal = new JournalWriter({
+        path: paths.journal,
+        fd,
+        bytes: journalBytes,
+        baseSeq: plan.snapshotSeq,
+        durableSeq: plan.lastSeq,
+        generation: lock.generation,
+        fence: () => lock.assertOwner(),
+        fault,
+        onFlushed: () => store.maybeAutoSnapshot(),
+        onFailure: (error) => store.fail(error),
+      });
+      const archive = new EventArchive(paths.archive, archiveEnd, () => lock.assertOwner());
+      const store = new DurableStore(
+        dir,
+        log,
+        snapshotAfterBytes,
+        fault,
+        lock,
+        engine,
+        journal,
+        archive,
+        plan.lastSeq,
+        plan.snapshotSeq,
+        plan.snapshot?.fileBytes ?? 0,
+      );
+      try {
+        await store.migrate(options.migrations);
+      } catch (error) {
+        await store.abandon();
+        throw error;
+      }
+      return store;
+    } catch (error) {
+      engine?.close();
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** Owner generation from owner.json (incremented by every open). */
+  get generation(): number {
+    return this.ownerLock.generation;
+  }
+
+  /** The single-owner lock; its `server` is where the IPC relay of a later issue listens. */
+  get lock(): OwnerLock {
+    return this.ownerLock;
+  }
+
+  /**
+   * Runs `fn` synchronously inside one SQL transaction; if it throws, rolls back, journals nothing and rejects with its
+   * error. Otherwise every statement it ran through `tx` (sql + bound params) goes to the journal as one record and the
+   * promise resolves with fn's result once that record is fdatasync'ed. The changes are visible to read() at once.
+   * Statements must be deterministic: bind clock values and ids as parameters (random(), 'now', CURRENT_TIMESTAMP,
+   * changes() and friends are refused), and do not depend on rowids of tables without an INTEGER PRIMARY KEY.
+   * Calling write() or snapshot() inside the callback throws STORE_MISUSE there (so the transaction rolls back).
+   */
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.state !== "open") return Promise.reject(this.unavailable());
+    // A programming error inside a callback: throw there, so the enclosing transaction rolls back and rejects.
+    if (this.inWrite)
+      throw new StoreError("STORE_MISUSE", "write() called inside a write() callback; use its tx");
+    try {
+      this.engine.begin();
+    } catch (error) {
+      return Promise.reject(toError(error));
+    }
+    const recorded: JsonStatement[] = [];
+    let live = true;
+    this.inWrite = true;
+    let result: T;
+    try {
+      result = fn(this.writeTx(recorded, () => live));
+      if (isThenable(result)) {
+        throw new StoreError(
+          "STORE_MISUSE",
+          "write() callbacks must be synchronous; await the returned promise instead of awaiting inside",
+        );
+      }
+      this.engine.commit();
+    } catch (error) {
+      this.abortTransaction();
+      return Promise.reject(toError(error));
+    } finally {
+      live = false;
+      this.inWrite = false;
+    }
+    if (recorded.length === 0) return this.sync().then(() => result);
+    const seq = ++this.lastSeq;
+    const frame = encodeFrame(encodeTxRecord(seq, recorded));
+    return this.journal.append(seq, frame).then(() => result);
+  }
+
+  /** Synchronous read of the in-memory state (which may include transactions not yet durable: see sync()). */
+  read<T>(fn: (q: ReadTx) => T): T {
+    if (this.state !== "open" && this.state !== "closing") throw this.unavailable();
+    let live = true;
+    const q: ReadTx = {
+      all: <R>(sql: string, params?: SqlParams) => {
+        assertLive(live, "read");
+        return this.engine.all<R>(sql, params);
+      },
+      get: <R>(sql: string, params?: SqlParams) => {
+        assertLive(live, "read");
+        return this.engine.get<R>(sql, params);
+      },
+    };
+    // query_only makes SQLite refuse writes here: a write outside write() would never reach the journal.
+    if (this.queryOnlyDepth++ === 0) this.engine.setQueryOnly(true);
+    try {
+      const result = fn(q);
+      if (isThenable(result)) throw new StoreError("STORE_MISUSE", "read() callbacks must be synchronous");
+      return result;
+    } finally {
+      live = false;
+      if (--this.queryOnlyDepth === 0) this.engine.setQueryOnly(false);
+    }
+  }
+
+  /** Resolves when every transaction committed so far is durable (use before replying about state read via read()). */
+  sync(): Promise<void> {
+    if (this.state === "failed" || this.state === "closed") return Promise.reject(this.unavailable());
+    return this.journal.whenDurable();
+  }
+
+  /** Takes a snapshot now (also done automatically past snapshotAfterBytes and on close). */
+  snapshot(): Promise<void> {
+    if (this.state !== "open" && this.state !== "closing") return Promise.reject(this.unavailable());
+    if (this.inWrite) throw new StoreError("STORE_MISUSE", "snapshot() called inside a write() callback");
+    const run = this.snapshotChain.then(() => this.takeSnapshot());
+    // The chain only orders snapshots; each caller gets its own outcome through `run`.
+    this.snapshotChain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Moves rows out of the live database: the rows `select` returns are appended to events-archive.log and fdatasync'ed,
+   * then `del` runs in one journalled write transaction, which first re-runs `select` to make sure the rows did not
+   * change meanwhile (if they did, it starts over) and checks that `del` removed exactly that many rows (else
+   * STORE_ARCHIVE_MISMATCH, nothing deleted). Resolves with the number of rows moved, once the delete is durable.
+   * A crash after the append but before the delete is durable leaves the rows live; the unconfirmed archive bytes
+   * are cut at the next open, so the archive never holds a row twice. Calls run one at a time.
+   */
+  moveToArchive(
+    select: { sql: string; params?: SqlParams },
+    del: { sql: string; params?: SqlParams },
+  ): Promise<number> {
+    if (this.closeRequested || this.state !== "open") return Promise.reject(this.unavailable());
+    const run = this.archiveChain.then(() => this.archiveOnce(select, del));
+    this.archiveChain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Streams archived rows, oldest first, that pass `filter`, skipping a row whose `dedupeKey` column (default "seq",
+   * the events table's key) was already yielded. Reads up to what was committed when iteration starts, straight from
+   * disk in 1 MiB chunks. Throws STORE_CORRUPT on a damaged record, STORE_CLOSED after close().
+   */
+  async *readArchive(filter?: (row: Row) => boolean, options: ArchiveReadOptions = {}): AsyncGenerator<Row> {
+    if (this.state !== "open") throw this.unavailable();
+    yield* this.archive.read(filter, options);
+  }
+
+  /** Flushes the journal, finishes any moveToArchive, takes a final snapshot and releases the lock. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  stats(): StoreStats {
+    const usable = this.state === "open" || this.state === "closing";
+    return {
+      journalBytes: this.journal.bytes,
+      snapshotBytes: this.snapshotBytes,
+      lastSeq: this.lastSeq,
+      durableSeq: this.journal.durableSeq,
+      snapshotSeq: this.snapshotSeq,
+      generation: this.generation,
+      liveDbBytes: usable ? this.engine.imageBytes() : 0,
+      archiveBytes: this.archive.end,
+      snapshotsTaken: this.snapshotsTaken,
+      lastSnapshotStallMs: this.lastSnapshotStallMs,
+      pendingTransactions: this.journal.pendingCount,
+    };
+  }
+
+  private writeTx(recorded: JsonStatement[], isLive: () => boolean): WriteTx {
+    // Runs a statement and journals it; a statement that throws is journalled as failed (the caller may catch and
+    // carry on, and with ON CONFLICT FAIL it may have changed rows), unless our own guards refused it before it ran.
+    const journalled = <R>(sql: string, params: SqlParams | undefined, exec: () => R): R => {
+      assertLive(isLive(), "write");
+      assertReplayable(sql);
+      const encoded = encodeParams(sql, params);
+      let out: R;
+      try {
+        out = exec();
+      } catch (error) {
+        if (!isStoreError(error)) recorded.push([sql, encoded, 1]);
+        throw error;
+      }
+      recorded.push([sql, encoded]);
+      return out;
+    };
+    return {
+      run: (sql, params) => journalled(sql, params, () => this.engine.run(sql, params)),
+      all: <R>(sql: string, params?: SqlParams) => {
+        if (!isPlainSelect(sql)) return journalled(sql, params, () => this.engine.all<R>(sql, params));
+        assertLive(isLive(), "write");
+        return this.engine.all<R>(sql, params);
+      },
+      get: <R>(sql: string, params?: SqlParams) => {
+        if (!isPlainSelect(sql)) return journalled(sql, params, () => this.engine.get<R>(sql, params));
+        assertLive(isLive(), "write");
+        return this.engine.get<R>(sql, params);
+      },
+    };
+  }
+
+  private async migrate(migrations: readonly Migration[]): Promise<void> {
+    const hasTables = this.read((q) =>
+      q.get("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_store_migrations'"),
+    );
+    if (!hasTables) await this.write((tx) => tx.run(STORE_TABLES));
+    const applied = this.read((q) =>
+      q.all<{ version: number; name: string }>("SELECT version, name FROM _store_migrations"),
+    );
+    const known = new Map(migrations.map((m) => [m.version, m]));
+    for (const a of applied) {
+      const m = known.get(a.version);
+      if (!m) {
+        throw new StoreError(
+          "STORE_MIGRATION",
+          `the database in ${this.dir} has migration ${a.version} (${a.name}), which this build does not know: ` +
+            "it was written by a newer version",
+          { path: this.dir },
+        );
+      }
+      if (m.name !== a.name)
+        this.log.warn(`migration ${a.version} is named "${m.name}" here but "${a.name}" on disk`);
+    }
+    const done = new Set(applied.map((a) => a.version));
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      try {
+        // Schema and its bookkeeping row commit together, so a crash can never apply a migration twice.
+        await this.write((tx) => {
+          tx.run(m.sql);
+          tx.run("INSERT INTO _store_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+            m.version,
+            m.name,
+            Date.now(),
+          ]);
+        });
+      } catch (error) {
+        if (isStoreError(error) && error.code !== "STORE_MISUSE") throw error;
+        throw new StoreError(
+          "STORE_MIGRATION",
+          `migration ${m.version} (${m.name}) failed: ${describeError(error)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      this.log.info(`applied migration ${m.version} (${m.name})`);
+    }
+  }
+
+  private maybeAutoSnapshot(): void {
+    if (this.state !== "open" || this.snapshotRunning) return;
+    if (this.journal.bytes < this.nextAutoSnapshotAt) return;
+    this.snapshot().then(
+      () => {
+        this.nextAutoSnapshotAt = this.snapshotAfterBytes;
+      },
+      (error: unknown) => {
+        // The journal still holds everything, so a failed snapshot costs only replay time; retry a bit later.
+        this.nextAutoSnapshotAt = this.journal.bytes + this.snapshotAfterBytes / 4;
+        if (isStoreError(error, "STORE_FENCED")) this.fail(error);
+        else if (this.state === "open") this.log.warn(`automatic snapshot failed: ${describeError(error)}`);
+      },
+    );
+  }
+
+  private async takeSnapshot(): Promise<void> {
+    if (this.state !== "open" && this.state !== "closing") throw this.unavailable();
+    this.snapshotRunning = true;
+    try {
+      // Give freed pages back a little per turn, so that the export below is small and nothing blocks for long.
+      while (this.engine.freelistPages() > 0) {
+        if (this.engine.vacuumStep(VACUUM_PAGES_PER_STEP) > 0) await yieldToLoop();
+        if (this.state !== "open" && this.state !== "closing") throw this.unavailable();
+      }
+      if (this.lastSeq === this.snapshotSeq && this.journal.baseSeq === this.snapshotSeq) return; // nothing new
+      // Synchronous from export to retainAfter: no transaction can commit in between, so the image holds exactly
+      // the transactions up to `seq`, and every later one is retained for the next journal.
+      const seq = this.lastSeq;
+      const started = performance.now();
+      const image = this.engine.exportImage();
+      this.lastSnapshotStallMs = performance.now() - started;
+      this.journal.retainAfter(seq);
+      if (this.lastSnapshotStallMs > STALL_WARN_MS) {
+        this.log.warn(
+          `snapshot export of ${image.length} bytes blocked the event loop for ${Math.round(this.lastSnapshotStallMs)} ms; ` +
+            "archive more rows to keep the live database small",
+        );
+      }
+      let bytes: number;
+      try {
+        bytes = await writeSnapshotFile(
+          join(this.dir, SNAPSHOT_FILE),
+          { generation: this.generation, lastSeq: seq },
+          image,
+          () => this.ownerLock.assertOwner(),
+          this.fault,
+        );
+      } catch (error) {
+        this.journal.stopRetaining();
+        throw error;
+      }
+      this.snapshotSeq = seq;
+      this.snapshotBytes = bytes;
+      this.fault("snapshot-renamed");
+      await this.journal.rotate(seq);
+      this.snapshotsTaken++;
+    } finally {
+      this.snapshotRunning = false;
+    }
+  }
+
+  private async archiveOnce(
+    select: { sql: string; params?: SqlParams },
+    del: { sql: string; params?: SqlParams },
+  ): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      const rows = this.read((q) => q.all<Row>(select.sql, select.params));
+      if (rows.length === 0) return 0;
+      const payloads = toArchivePayloads(rows);
+      const end = await this.archive.append(payloads);
+      this.fault("archive-appended");
+      const moved = await this.write((tx) => {
+        const again = toArchivePayloads(tx.all<Row>(select.sql, select.params));
+        if (again.length !== payloads.length || again.some((p, i) => !p.equals(payloads[i]!)))
+          throw new RowsChanged();
+        tx.run(del.sql, del.params);
+        const deleted = this.engine.changes();
+        if (deleted !== rows.length) {
+          throw new StoreError(
+            "STORE_ARCHIVE_MISMATCH",
+            `moveToArchive: the select returned ${rows.length} rows but the delete removed ${deleted}; nothing was deleted`,
+          );
+        }
+        tx.run(
+          "INSERT INTO _store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          [ARCHIVE_END_KEY, String(end)],
+        );
+        return rows.length;
+      }).catch((error: unknown) => {
+        if (error instanceof RowsChanged) return -1;
+        throw error;
+      });
+      if (moved >= 0) {
+        this.archive.commit(end);
+        return moved;
+      }
+      if (attempt >= ARCHIVE_MAX_ATTEMPTS) {
+        throw new StoreError(
+          "STORE_ARCHIVE_MISMATCH",
+          `moveToArchive: the selected rows changed during each of ${attempt} attempts; nothing was deleted`,
+        );
+      }
+    }
+  }
+
+  /** ROLLBACK after a callback or COMMIT failed. If even that fails, the in-memory state is unknown: fail closed. */
+  private abortTransaction(): void {
+    try {
+      this.engine.rollbackIfActive();
+    } catch (error) {
+      this.fail(
+        new StoreError("STORE_FAILED", `ROLLBACK failed, in-memory state unknown: ${describeError(error)}`, {
+          cause: error,
+        }),
+      );
+    }
+  }
+
+  private fail(error: StoreError): void {
+    if (this.state === "failed" || this.state === "closed") return;
+    this.state = "failed";
+    this.failure = error;
+    this.journal.fail(error);
+    this.log.warn(`store in ${this.dir} failed closed: ${error.message}`);
+  }
+
+  private unavailable(): StoreError {
+    if (this.state === "failed" && this.failure) {
+      return new StoreError("STORE_FAILED", `store in ${this.dir} failed earlier: ${this.failure.message}`, {
+        path: this.dir,
+        cause: this.failure,
+      });
+    }
+    return new StoreError("STORE_CLOSED", `store in ${this.dir} is closed`, { path: this.dir });
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closeRequested = true;
+    let problem: Error | undefined;
+    try {
+      await this.archiveChain;
+      if (this.state === "open") {
+        this.state = "closing";
+        await this.journal.whenDurable();
+        await this.snapshot();
+      }
+    } catch (error) {
+      problem = toError(error);
+    }
+    await this.abandon();
+    if (problem !== undefined) throw problem;
+  }
+
+  /** Releases everything without a final snapshot (the journal already holds every durable transaction). */
+  private async abandon(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.closeRequested = true;
+    await this.journal.close();
+    await this.archive.close();
+    this.engine.close();
+    await this.ownerLock.release();
+  }
+}
+
+function checkMigrations(migrations: readonly Migration[]): void {
+  let previous = 0;
+  for (const m of migrations) {
+    if (!Number.isSafeInteger(m.version) || m.version <= previous) {
+      throw new StoreError(
+        "STORE_MISUSE",
+        `migration versions must be positive integers in increasing order; ${m.version} (${m.name}) follows ${previous}`,
+      );
+    }
+    previous = m.version;
+  }
+}
+
+function readArchiveEnd(engine: SqlEngine): number {
+  const table = engine.get(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_store_meta'",
+    [],
+  );
+  if (!table) return 0;
+  const row = engine.get<{ value: string }>("SELECT value FROM _store_meta WHERE key = ?", [ARCHIVE_END_KEY]);
+  return row ? Number(row.value) : 0;
+}
+
+function toArchivePayloads(rows: readonly Row[]): Buffer[] {
+  const payloads: Buffer[] = [];
+  for (let i = 0; i < rows.length; i += ARCHIVE_ROWS_PER_RECORD) {
+    payloads.push(encodeRows(rows.slice(i, i + ARCHIVE_ROWS_PER_RECORD)));
+  }
+  return payloads;
+}
+
+function truncateDurably(path: string, length: number): void {
+  const fd = openSync(path, "r+");
+  try {
+    ftruncateSync(fd, length);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isThenable(v: unknown): boolean {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(describeError(error));
+}
+
+function assertLive(live: boolean, kind: string): void {
+  if (!live)
+    throw new StoreError("STORE_MISUSE", `a ${kind} transaction handle was used after its callback returned`);
+}

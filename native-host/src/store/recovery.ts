@@ -1,0 +1,147 @@
+// Startup recovery, read-only until it has proven the files consistent: verify the snapshot, scan the journal
+// (a torn tail is noted for cutting, damage anywhere else is refused), then replay the records the snapshot lacks.
+import { readFileSync } from "node:fs";
+import { decodeJournalHeader, JOURNAL_HEADER_BYTES, type JournalHeader } from "./file-headers.ts";
+import { FRAME_HEADER_BYTES, scanFrames } from "./frame-codec.ts";
+import { decodeTxRecord, type DecodedRecord, TX_PAYLOAD_PREFIX } from "./record-codec.ts";
+import { readSnapshotFile, type LoadedSnapshot } from "./snapshot-file.ts";
+import type { SqlEngine } from "./sql-engine.ts";
+import { StoreError, describeError } from "./store-error.ts";
+
+export interface JournalState {
+  header: JournalHeader;
+  fileBytes: number;
+  /** Where valid records end; equal to fileBytes unless there is a torn tail to cut. */
+  validEnd: number;
+  tornTail: { droppedBytes: number; reason: string } | undefined;
+  records: DecodedRecord[];
+  /** The raw frame (length, crc, payload) of each record, for carrying records into a rebased journal. */
+  frames: Buffer[];
+}
+
+export interface RecoveryPlan {
+  snapshot: LoadedSnapshot | undefined;
+  journal: JournalState | undefined;
+  /** Last seq the snapshot holds (0 without one). */
+  snapshotSeq: number;
+  /** Last seq after replay. */
+  lastSeq: number;
+}
+
+/** Reads and cross-checks snapshot and journal. Changes nothing on disk; throws STORE_CORRUPT naming the file. */
+export function inspectDataFiles(snapshotPath: string, journalPath: string): RecoveryPlan {
+  const snapshot = readSnapshotFile(snapshotPath);
+  const journal = readJournal(journalPath);
+  const snapshotSeq = snapshot?.header.lastSeq ?? 0;
+  if (snapshot && !journal) {
+    throw new StoreError(
+      "STORE_CORRUPT",
+      `journal ${journalPath} is missing although snapshot ${snapshotPath} exists; transactions after the snapshot ` +
+        "would be lost silently, so the store refuses to open",
+      { path: journalPath },
+    );
+  }
+  if (journal && journal.header.baseSeq > snapshotSeq) {
+    throw new StoreError(
+      "STORE_CORRUPT",
+      `journal ${journalPath} follows a snapshot holding transactions up to ${journal.header.baseSeq}, but ` +
+        (snapshot
+          ? `snapshot ${snapshotPath} holds only up to ${snapshotSeq}`
+          : `snapshot ${snapshotPath} is missing`),
+      { path: journalPath },
+    );
+  }
+  const last = journal?.records.at(-1)?.seq ?? 0;
+  return { snapshot, journal, snapshotSeq, lastSeq: Math.max(snapshotSeq, last) };
+}
+
+/** Applies every journalled transaction the snapshot does not hold, in one SQL transaction (much faster than one each). */
+export function replayJournal(engine: SqlEngine, plan: RecoveryPlan, journalPath: string): void {
+  const records = plan.journal?.records.filter((r) => r.seq > plan.snapshotSeq) ?? [];
+  if (records.length === 0) return;
+  engine.begin();
+  let current = 0;
+  try {
+    for (const record of records) {
+      current = record.seq;
+      for (const stmt of record.stmts) {
+        if (!stmt.failed) {
+          engine.run(stmt.sql, stmt.params);
+          continue;
+        }
+        // The statement raised an error the caller caught; it must fail again, leaving the same partial effects.
+        let failedAgain = false;
+        try {
+          engine.run(stmt.sql, stmt.params);
+        } catch {
+          failedAgain = true;
+        }
+        if (!failedAgain)
+          throw new Error(`statement "${stmt.sql.slice(0, 80)}" succeeded but failed originally`);
+      }
+    }
+    engine.commit();
+  } catch (error) {
+    // No ROLLBACK here: open() discards this engine, and a second error from SQLite would only hide the first.
+    throw new StoreError(
+      "STORE_CORRUPT",
+      `replaying transaction ${current} of ${journalPath} failed (${describeError(error)}); ` +
+        "the journal does not match the snapshot or a statement was not deterministic",
+      { path: journalPath, cause: error },
+    );
+  }
+}
+
+function readJournal(path: string): JournalState | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const header = decodeJournalHeader(file, path);
+  const scan = scanFrames(file, JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX);
+  if (scan.kind === "corrupt") {
+    throw new StoreError(
+      "STORE_CORRUPT",
+      `journal ${path} has a damaged record at byte ${scan.badOffset} (${scan.reason}) followed by a valid record at ` +
+        `byte ${scan.nextValidOffset}; this is not a torn write, so nothing is cut and the store refuses to open`,
+      { path },
+    );
+  }
+  const records: DecodedRecord[] = [];
+  const frames: Buffer[] = [];
+  let expected = header.baseSeq + 1;
+  for (const frame of scan.frames) {
+    let record: DecodedRecord;
+    try {
+      record = decodeTxRecord(frame.payload);
+    } catch (error) {
+      throw new StoreError(
+        "STORE_CORRUPT",
+        `journal ${path} has an undecodable record at byte ${frame.offset}: ${describeError(error)}`,
+        { path, cause: error },
+      );
+    }
+    if (record.seq !== expected) {
+      throw new StoreError(
+        "STORE_CORRUPT",
+        `journal ${path} has transaction ${record.seq} at byte ${frame.offset} where ${expected} was expected`,
+        { path },
+      );
+    }
+    expected++;
+    records.push(record);
+    frames.push(file.subarray(frame.offset, frame.offset + FRAME_HEADER_BYTES + frame.payload.length));
+  }
+  return {
+    header,
+    fileBytes: file.length,
+    validEnd: scan.end,
+    tornTail:
+      scan.kind === "torn-tail" ? { droppedBytes: scan.droppedBytes, reason: scan.reason } : undefined,
+    records,
+    frames,
+  };
+}
