@@ -1,0 +1,123 @@
+// The owner process's domain side: store, repository, scheduler and event waiters behind the operations context.
+import { randomUUID } from "node:crypto";
+import type { ExecutorCommand } from "../core/effects.ts";
+import type { Input } from "../core/inputs.ts";
+import type { Attempt, DomainState, Message } from "../core/model.ts";
+import type { TransitionResult } from "../core/transition.ts";
+import type { EventFilter, OperationsContext } from "../operations/context.ts";
+import { type CommandSink, Scheduler } from "../scheduler/scheduler.ts";
+import { DomainRepository, type StoredEvent } from "../store/domain-repository.ts";
+import { DurableStore } from "../store/durable-store.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
+import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
+import { EventWaiters } from "./event-waiters.ts";
+
+export interface BackendOptions {
+  readonly dir: string;
+  readonly log: StoreLogger;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "lockKind" | "faultHook">>;
+  /** Called after new events are durable (ui.changed pushes). */
+  readonly onEvents?: (lastSeq: number) => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Forwards to whichever executor bridge is attached; with none, commands simply stay pending in the store. */
+class SwitchableSink implements CommandSink {
+  target: CommandSink | undefined;
+  dispatch(command: ExecutorCommand): void {
+    this.target?.dispatch(command);
+  }
+  cancel(workerId: string, commandId: string): void {
+    this.target?.cancel(workerId, commandId);
+  }
+}
+
+export class Backend implements OperationsContext {
+  private readonly waiters: EventWaiters;
+  private readonly sink = new SwitchableSink();
+  private readonly scheduler: Scheduler;
+  private readonly clockNow: () => number;
+
+  private constructor(
+    readonly store: DurableStore,
+    private readonly repo: DomainRepository,
+    options: BackendOptions,
+  ) {
+    this.clockNow = options.now ?? Date.now;
+    this.waiters = new EventWaiters(() => repo.lastEventSeq);
+    this.scheduler = new Scheduler(repo, {
+      now: this.clockNow,
+      random: options.random ?? Math.random,
+      sink: this.sink,
+      onEvents: (seq) => {
+        this.waiters.notify(seq);
+        options.onEvents?.(seq);
+      },
+      onError: options.onError ?? ((e) => options.log.warn(`scheduler: ${String(e)}`)),
+    });
+  }
+
+  static async open(options: BackendOptions): Promise<Backend> {
+    const store = await DurableStore.open({
+      dir: options.dir,
+      migrations: MIGRATIONS,
+      log: options.log,
+      ...options.store,
+    });
+    const backend = new Backend(store, DomainRepository.open(store), options);
+    await backend.scheduler.start();
+    return backend;
+  }
+
+  /** Attaches the executor bridge; commands already pending are offered by the bridge on each hello. */
+  attachSink(sink: CommandSink | undefined): void {
+    this.sink.target = sink;
+  }
+
+  get state(): DomainState {
+    return this.repo.state;
+  }
+
+  apply(input: Input): Promise<TransitionResult> {
+    return this.scheduler.apply(input);
+  }
+
+  newId(): string {
+    return randomUUID();
+  }
+
+  now(): number {
+    return this.clockNow();
+  }
+
+  lastEventSeq(): number {
+    return this.repo.lastEventSeq;
+  }
+
+  eventsAfter(cursor: number, limit: number, filter: EventFilter): StoredEvent[] {
+    return this.repo.eventsAfter(cursor, limit, filter);
+  }
+
+  waitForEvent(cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return this.waiters.wait(cursor, timeoutMs, signal);
+  }
+
+  attempts(workerId: string): Attempt[] {
+    return this.repo.attempts(workerId);
+  }
+
+  inbox(workerId: string, afterSeq: number): Message[] {
+    return this.repo.inbox(workerId, afterSeq);
+  }
+
+  get nextWakeAt(): number | null {
+    return this.scheduler.nextWakeAt;
+  }
+
+  async close(): Promise<void> {
+    this.scheduler.stop();
+    await this.store.close();
+  }
+}

@@ -1,0 +1,304 @@
+// Executor connections (extension ports, relayed or direct): the hello/welcome handshake, journal
+// reconciliation (spec 12.4, 13.2), routing commands to the executor holding the worker's binding, ui.request.
+import {
+  PROTOCOL_VERSION,
+  extensionMessageSchema,
+  type ExtensionMessage,
+  type Hello,
+  type HostMessage,
+} from "../../../shared/native-messages.ts";
+import { pendingCommands } from "../core/commands.ts";
+import type { ExecutorCommand } from "../core/effects.ts";
+import type { Input } from "../core/inputs.ts";
+import type { Run, Worker } from "../core/model.ts";
+import type { OperationsContext } from "../operations/context.ts";
+import { invoke, type OperationDef } from "../operations/registry.ts";
+import type { CommandSink } from "../scheduler/scheduler.ts";
+import type { StoreLogger } from "../store/store-types.ts";
+import { faultPoint } from "../host/fault-points.ts";
+
+/** One framed channel to an executor: the browser's stdio port, or a relay's IPC socket. */
+export interface Connection {
+  readonly label: string;
+  send(message: HostMessage): void;
+}
+
+export type PromptRenderer = (
+  command: ExecutorCommand,
+  ctx: { worker: Worker; run: Run },
+) => { promptId: string; text: string };
+
+export interface HubOptions {
+  readonly backend: OperationsContext;
+  readonly operations: ReadonlyMap<string, OperationDef>;
+  readonly renderPrompt: PromptRenderer;
+  readonly hostVersion: string;
+  readonly log: StoreLogger;
+  /** Every message from an executor counts as contact (doctor and status show the last one). */
+  readonly onContact?: (executorId: string) => void;
+}
+
+interface Session {
+  readonly conn: Connection;
+  executorId: string | undefined;
+  /** Messages of one connection are applied strictly in arrival order. */
+  queue: Promise<void>;
+}
+
+export class ExecutorHub implements CommandSink {
+  private readonly sessions = new Set<Session>();
+  /** workerId → executorId that last reported the worker's binding. */
+  private readonly owners = new Map<string, string>();
+
+  constructor(private readonly opts: HubOptions) {}
+
+  /** Registers a connection; returns the functions its transport calls. */
+  connect(conn: Connection): { receive(raw: unknown): Promise<void>; close(): void } {
+    const session: Session = { conn, executorId: undefined, queue: Promise.resolve() };
+    this.sessions.add(session);
+    return {
+      receive: (raw) => {
+        session.queue = session.queue
+          .then(() => this.handle(session, raw))
+          .catch((e: unknown) => {
+            this.opts.log.warn(`${conn.label}: failed to handle a message: ${String(e)}`);
+          });
+        return session.queue;
+      },
+      close: () => {
+        this.sessions.delete(session);
+        if (session.executorId) this.opts.log.info(`executor ${session.executorId} disconnected`);
+      },
+    };
+  }
+
+  get executors(): string[] {
+    return [...this.sessions].flatMap((s) => (s.executorId ? [s.executorId] : []));
+  }
+
+  dispatch(command: ExecutorCommand): void {
+    const session = this.sessionFor(command);
+    if (!session) {
+      // No executor holds this worker now: the attempt stays scheduled in the store and is offered on hello.
+      this.opts.log.info(`command ${command.commandId} waits for an executor`);
+      return;
+    }
+    this.sendCommand(session, command);
+  }
+
+  cancel(workerId: string, commandId: string): void {
+    const executorId = this.owners.get(workerId);
+    for (const s of this.sessions) {
+      if (s.executorId !== undefined && s.executorId === executorId)
+        s.conn.send({ kind: "command.cancel", commandId, workerId });
+    }
+  }
+
+  /** Announces durable changes to every executor (open popups and dashboards refresh). */
+  broadcastChanged(eventSeq: number): void {
+    for (const s of this.sessions) if (s.executorId) s.conn.send({ kind: "ui.changed", eventSeq });
+  }
+
+  private sessionFor(command: ExecutorCommand): Session | undefined {
+    const live = [...this.sessions].filter((s) => s.executorId !== undefined);
+    const owner = this.owners.get(command.workerId);
+    if (owner !== undefined) return live.find((s) => s.executorId === owner);
+    // A new conversation can be opened by any executor; the first connected one takes it.
+    return command.type === "conversation.create" ? live[0] : undefined;
+  }
+
+  private sendCommand(session: Session, command: ExecutorCommand): void {
+    const worker = this.opts.backend.state.workers[command.workerId];
+    const run = worker ? this.opts.backend.state.runs[worker.runId] : undefined;
+    if (!worker || !run) return;
+    const prompt = this.opts.renderPrompt(command, { worker, run });
+    if (session.executorId) this.owners.set(command.workerId, session.executorId);
+    session.conn.send({
+      kind: "command",
+      type: command.type,
+      commandId: command.commandId,
+      idempotencyKey: command.idempotencyKey,
+      executionId: command.executionId,
+      runId: command.runId,
+      workerId: command.workerId,
+      ...(command.conversationUrl ? { conversationUrl: command.conversationUrl } : {}),
+      deadlineAt: command.deadlineAt,
+      prompt,
+    });
+    faultPoint("command-sent");
+  }
+
+  private async handle(session: Session, raw: unknown): Promise<void> {
+    const parsed = extensionMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.opts.log.warn(
+        `${session.conn.label}: dropped an invalid message: ${parsed.error.issues[0]?.message ?? "?"}`,
+      );
+      return;
+    }
+    const message = parsed.data;
+    if (message.kind === "ui.request") return this.uiRequest(session, message);
+    if (message.kind === "hello") return this.hello(session, message);
+    if (!session.executorId) {
+      this.opts.log.warn(`${session.conn.label}: ${message.kind} before hello, dropped`);
+      return;
+    }
+    this.opts.onContact?.(session.executorId);
+    await this.observation(session, message);
+  }
+
+  private async observation(
+    session: Session,
+    m: Exclude<ExtensionMessage, { kind: "hello" | "ui.request" }>,
+  ) {
+    switch (m.kind) {
+      case "command.ack":
+        faultPoint("ack-received");
+        return this.apply({ type: "command.acked", workerId: m.workerId, commandId: m.commandId });
+      case "command.result":
+        faultPoint("result-received");
+        await this.apply({
+          type: "command.result",
+          workerId: m.workerId,
+          commandId: m.commandId,
+          outcome: m.outcome,
+          ...(m.errorCode ? { errorCode: m.errorCode } : {}),
+          ...(m.detail ? { detail: m.detail } : {}),
+          ...(m.url ? { url: m.url } : {}),
+        });
+        faultPoint("result-applied");
+        return;
+      case "conversation.state":
+        if (session.executorId) this.owners.set(m.workerId, session.executorId);
+        if (m.state === "idle") faultPoint("idle-received");
+        await this.apply({
+          type: "conversation.observed",
+          workerId: m.workerId,
+          state: m.state,
+          seq: m.seq,
+          ...(m.errorCode ? { errorCode: m.errorCode } : {}),
+          ...(m.url ? { url: m.url } : {}),
+        });
+        if (m.state === "generating") faultPoint("generating-applied");
+        if (m.state === "idle") faultPoint("idle-applied");
+        return;
+      case "binding":
+        if (session.executorId && m.binding === "bound") this.owners.set(m.workerId, session.executorId);
+        return this.apply({
+          type: "binding.changed",
+          workerId: m.workerId,
+          binding: m.binding,
+          ...(m.url ? { url: m.url } : {}),
+        });
+    }
+  }
+
+  private async hello(session: Session, hello: Hello): Promise<void> {
+    if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      session.conn.send({
+        kind: "welcome",
+        protocolVersion: PROTOCOL_VERSION,
+        hostVersion: this.opts.hostVersion,
+        executorId: hello.executorId,
+        error: {
+          code: "PROTOCOL_VERSION_MISMATCH",
+          message: `host speaks protocol ${PROTOCOL_VERSION}, extension ${hello.protocolVersion}: update the older one`,
+        },
+      });
+      return;
+    }
+    session.executorId = hello.executorId;
+    this.opts.onContact?.(hello.executorId);
+    for (const b of hello.bindings) {
+      if (!this.opts.backend.state.workers[b.workerId]) continue;
+      if (b.binding === "bound") this.owners.set(b.workerId, hello.executorId);
+      await this.apply({
+        type: "binding.changed",
+        workerId: b.workerId,
+        binding: b.binding,
+        ...(b.url ? { url: b.url } : {}),
+      });
+      if (b.observed) {
+        await this.apply({
+          type: "conversation.observed",
+          workerId: b.workerId,
+          state: b.observed.state,
+          seq: b.observed.seq,
+          ...(b.observed.errorCode ? { errorCode: b.observed.errorCode } : {}),
+        });
+      }
+    }
+    const journaled = new Set<string>();
+    for (const entry of hello.journal) {
+      journaled.add(entry.commandId);
+      await this.reconcile(entry);
+    }
+    session.conn.send({
+      kind: "welcome",
+      protocolVersion: PROTOCOL_VERSION,
+      hostVersion: this.opts.hostVersion,
+      executorId: hello.executorId,
+    });
+    // Offer again what this executor should hold and does not know: same command id and idempotency key.
+    for (const command of pendingCommands(this.opts.backend.state.workers)) {
+      if (journaled.has(command.commandId)) continue;
+      if (this.sessionFor(command) === session) this.sendCommand(session, command);
+    }
+  }
+
+  /** Spec 12.4: completed/submitted → the stored result; submission-started → ambiguous; received → wait. */
+  private async reconcile(entry: Hello["journal"][number]): Promise<void> {
+    const base = { type: "command.result" as const, workerId: entry.workerId, commandId: entry.commandId };
+    switch (entry.phase) {
+      case "received":
+        return;
+      case "submitted":
+      case "completed":
+        return this.apply({ ...base, outcome: "submitted", ...(entry.url ? { url: entry.url } : {}) });
+      case "failed":
+        return this.apply({
+          ...base,
+          outcome: "failed",
+          errorCode: entry.errorCode ?? "EXECUTOR_UNAVAILABLE",
+        });
+      case "submission-started":
+        return this.apply({
+          ...base,
+          outcome: "failed",
+          errorCode: "AMBIGUOUS_SUBMISSION",
+          detail: "the executor restarted after it began submitting; delivery is unknown",
+        });
+    }
+  }
+
+  private async uiRequest(
+    session: Session,
+    m: Extract<ExtensionMessage, { kind: "ui.request" }>,
+  ): Promise<void> {
+    const result = await invoke(this.opts.operations, m.op, m.params, this.opts.backend);
+    const response: HostMessage = result.ok
+      ? { kind: "ui.response", requestId: m.requestId, ok: true, result: result.value }
+      : { kind: "ui.response", requestId: m.requestId, ok: false, error: result.error };
+    try {
+      session.conn.send(response);
+    } catch (e) {
+      session.conn.send({
+        kind: "ui.response",
+        requestId: m.requestId,
+        ok: false,
+        error: {
+          code: "MESSAGE_TOO_LARGE",
+          message: `${m.op}: ${String(e)}; ask for fewer items (limit/cursor)`,
+        },
+      });
+    }
+  }
+
+  private async apply(input: Input): Promise<void> {
+    const result = await this.opts.backend.apply(input);
+    if (result.error)
+      this.opts.log.info(
+        `${input.type} for ${"workerId" in input ? input.workerId : "?"}: ${result.error.code} ${result.error.message}`,
+      );
+  }
+}

@@ -1,0 +1,72 @@
+// config.json in the data directory (architecture §4): MCP port and token, created on first use with mode 0600.
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+export const DEFAULT_MCP_PORT = 8765;
+
+export const hostConfigSchema = z
+  .object({
+    /** Loopback port of the MCP server; 0 means pick a free one (the chosen port is written back). */
+    port: z.number().int().min(0).max(65_535),
+    /** Bearer token for MCP, 32 random bytes as hex. */
+    token: z.string().regex(/^[0-9a-f]{64}$/),
+    /** Executor concurrency: how many managed tabs may generate at once. */
+    maxGeneratingTabs: z.number().int().min(1).max(20).default(3),
+  })
+  .passthrough();
+
+export type HostConfig = z.infer<typeof hostConfigSchema>;
+
+export class ConfigError extends Error {
+  readonly code = "CONFIG_INVALID";
+}
+
+export function configPath(dir: string): string {
+  return join(dir, "config.json");
+}
+
+/**
+ * Reads config.json, creating it with a fresh token if missing. `ORCHESTRATOR_MCP_PORT` overrides the port
+ * (tests use 0). A malformed file is an error naming the file, never silently replaced.
+ */
+export function loadHostConfig(dir: string, env: NodeJS.ProcessEnv = process.env): HostConfig {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = configPath(dir);
+  let config: HostConfig;
+  if (existsSync(file)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new ConfigError(`${file} is not valid JSON (${(e as Error).message}); fix or delete it`);
+    }
+    const parsed = hostConfigSchema.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(`${file} is invalid: ${z.prettifyError(parsed.error)}`);
+    config = parsed.data;
+    chmodSync(file, 0o600);
+  } else {
+    config = { port: DEFAULT_MCP_PORT, token: randomBytes(32).toString("hex"), maxGeneratingTabs: 3 };
+    saveHostConfig(dir, config);
+  }
+  const override = env.ORCHESTRATOR_MCP_PORT;
+  if (override !== undefined && override !== "") {
+    const port = Number(override);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new ConfigError(
+        `ORCHESTRATOR_MCP_PORT must be a port number (0 = any free port), got '${override}'`,
+      );
+    }
+    config = { ...config, port };
+  }
+  return config;
+}
+
+/** Written beside and renamed over, so a reader never sees half a file; the token makes it owner-only. */
+export function saveHostConfig(dir: string, config: HostConfig): void {
+  const file = configPath(dir);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+}

@@ -1,0 +1,36 @@
+// What an operation may use: the domain state, the durable apply path and event reads. Implemented by the backend.
+import type { Input } from "../core/inputs.ts";
+import type { Attempt, DomainState, Message } from "../core/model.ts";
+import type { TransitionResult } from "../core/transition.ts";
+import type { StoredEvent } from "../store/domain-repository.ts";
+
+export interface EventFilter {
+  readonly runId?: string;
+  readonly workerId?: string;
+}
+
+export interface OperationsContext {
+  readonly state: DomainState;
+  /** Applies an input durably and carries out its effects; resolves once it is on disk. */
+  apply(input: Input): Promise<TransitionResult>;
+  newId(): string;
+  now(): number;
+  lastEventSeq(): number;
+  eventsAfter(cursor: number, limit: number, filter: EventFilter): StoredEvent[];
+  /** Resolves when an event newer than `cursor` exists, the timeout passes or the signal aborts. */
+  waitForEvent(cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  attempts(workerId: string): Attempt[];
+  inbox(workerId: string, afterSeq: number): Message[];
+}
+
+export type OperationResult =
+  | { readonly ok: true; readonly value: Readonly<Record<string, unknown>> }
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+export function ok(value: Readonly<Record<string, unknown>>): OperationResult {
+  return { ok: true, value };
+}
+
+export function fail(code: string, message: string): OperationResult {
+  return { ok: false, error: { code, message } };
+}

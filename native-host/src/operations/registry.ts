@@ -1,0 +1,57 @@
+// The one operations layer behind MCP tools and the extension's ui.request: definitions, validation, dispatch.
+import { z } from "zod";
+import type { Input } from "../core/inputs.ts";
+import { fail, ok, type OperationResult, type OperationsContext } from "./context.ts";
+
+export interface ToolAnnotations {
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+export interface OperationDef<S extends z.ZodRawShape = z.ZodRawShape> {
+  /** MCP tool name: the spec's dotted name with underscores (chat products allow only [A-Za-z0-9_-]). */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input: S;
+  readonly annotations: ToolAnnotations;
+  run(ctx: OperationsContext, input: z.infer<z.ZodObject<S>>): Promise<OperationResult>;
+}
+
+export function defineOperation<S extends z.ZodRawShape>(def: OperationDef<S>): OperationDef<S> {
+  return def;
+}
+
+/** Validates raw parameters (from MCP or the extension) and runs the operation; bad input is a result, not a throw. */
+export async function invoke(
+  ops: ReadonlyMap<string, OperationDef>,
+  name: string,
+  params: unknown,
+  ctx: OperationsContext,
+): Promise<OperationResult> {
+  const op = ops.get(name);
+  if (!op) return fail("NOT_FOUND", `unknown operation '${name}'`);
+  const parsed = z
+    .object(op.input)
+    .strict()
+    .safeParse(params ?? {});
+  if (!parsed.success) return fail("INVALID_INPUT", `${name}: ${z.prettifyError(parsed.error)}`);
+  return op.run(ctx, parsed.data);
+}
+
+/** Applies a domain input and turns a refusal into a result; `view` builds the success value. */
+export async function applyInput(
+  ctx: OperationsContext,
+  input: Input,
+  view: (reply: Readonly<Record<string, unknown>> | undefined) => Readonly<Record<string, unknown>>,
+): Promise<OperationResult> {
+  const result = await ctx.apply(input);
+  if (result.error) return fail(result.error.code, result.error.message);
+  return ok(view(result.reply));
+}
+
+export function operationMap(ops: readonly OperationDef[]): ReadonlyMap<string, OperationDef> {
+  return new Map(ops.map((op) => [op.name, op]));
+}

@@ -1,0 +1,223 @@
+// Persists the pure core's state: one durable transaction per input holding the changed records and their events.
+import type { Clock } from "../core/context.ts";
+import type { DomainEvent } from "../core/events.ts";
+import type { Input } from "../core/inputs.ts";
+import type { Attempt, DomainState, Message, Run, Worker } from "../core/model.ts";
+import { dispositionOf } from "../core/policy.ts";
+import { type TransitionResult, transition } from "../core/transition.ts";
+import type { DurableStore } from "./durable-store.ts";
+import type { ReadTx, WriteTx } from "./store-types.ts";
+
+export interface StoredEvent extends DomainEvent {
+  /** Durable, gap-free cursor for events_wait / events_list. */
+  readonly seq: number;
+}
+
+const EVENT_SEQ_KEY = "event_seq";
+
+/**
+ * The only writer of domain tables. `apply` runs the core transition and writes what changed in the
+ * same store transaction as the events describing it (spec 20); it resolves once that is on disk, so
+ * the effects it returns may leave the process.
+ */
+export class DomainRepository {
+  private constructor(
+    private readonly store: DurableStore,
+    private current: DomainState,
+    private eventSeq: number,
+  ) {}
+
+  static open(store: DurableStore): DomainRepository {
+    const { state, eventSeq } = store.read((q) => ({ state: loadState(q), eventSeq: loadEventSeq(q) }));
+    return new DomainRepository(store, state, eventSeq);
+  }
+
+  get state(): DomainState {
+    return this.current;
+  }
+
+  get lastEventSeq(): number {
+    return this.eventSeq;
+  }
+
+  async apply(input: Input, clock: Clock): Promise<TransitionResult> {
+    const prev = this.current;
+    const result = transition(prev, input, clock);
+    if (result.error) return result;
+    const events = result.effects.flatMap((e) => (e.kind === "event" ? [e.event] : []));
+    const firstSeq = this.eventSeq + 1;
+    // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
+    const durable = this.store.write((tx) => {
+      writeChanges(tx, prev, result.state);
+      writeEvents(tx, events, firstSeq);
+    });
+    this.current = result.state;
+    this.eventSeq += events.length;
+    await durable;
+    await this.archiveEndedRuns(prev, result.state);
+    return result;
+  }
+
+  /** Events after a cursor, oldest first, from the live database. */
+  eventsAfter(
+    cursor: number,
+    limit: number,
+    filter: { runId?: string; workerId?: string } = {},
+  ): StoredEvent[] {
+    const where = ["seq > ?"];
+    const params: (string | number)[] = [cursor];
+    if (filter.runId) {
+      where.push("run_id = ?");
+      params.push(filter.runId);
+    }
+    if (filter.workerId) {
+      where.push("worker_id = ?");
+      params.push(filter.workerId);
+    }
+    params.push(limit);
+    return this.store.read((q) =>
+      q
+        .all<EventRow>(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`, params)
+        .map(toStoredEvent),
+    );
+  }
+
+  attempts(workerId: string): Attempt[] {
+    return this.store.read((q) =>
+      q
+        .all<{ data: string }>("SELECT data FROM attempts WHERE worker_id = ? ORDER BY seq", [workerId])
+        .map((r) => JSON.parse(r.data) as Attempt),
+    );
+  }
+
+  inbox(workerId: string, afterSeq: number): Message[] {
+    return this.store.read((q) =>
+      q
+        .all<{ data: string }>("SELECT data FROM messages WHERE to_worker = ? AND seq > ? ORDER BY seq", [
+          workerId,
+          afterSeq,
+        ])
+        .map((r) => JSON.parse(r.data) as Message),
+    );
+  }
+
+  /** A finished run's events leave the live database for the append-only archive (keeps snapshots small). */
+  private async archiveEndedRuns(prev: DomainState, next: DomainState): Promise<void> {
+    for (const run of Object.values(next.runs)) {
+      if (run.status !== "active" && prev.runs[run.id]?.status === "active") {
+        await this.store.moveToArchive(
+          { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
+          { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
+        );
+      }
+    }
+  }
+}
+
+interface EventRow {
+  seq: number;
+  run_id: string;
+  worker_id: string | null;
+  type: string;
+  at: number;
+  data: string;
+}
+
+function toStoredEvent(r: EventRow): StoredEvent {
+  return {
+    seq: r.seq,
+    type: r.type as DomainEvent["type"],
+    at: r.at,
+    runId: r.run_id,
+    ...(r.worker_id ? { workerId: r.worker_id } : {}),
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  };
+}
+
+function loadState(q: ReadTx): DomainState {
+  const runs: Record<string, Run> = {};
+  for (const r of q.all<{ data: string }>("SELECT data FROM runs")) {
+    const run = JSON.parse(r.data) as Run;
+    runs[run.id] = run;
+  }
+  const workers: Record<string, Worker> = {};
+  for (const r of q.all<{ data: string }>("SELECT data FROM workers")) {
+    const w = JSON.parse(r.data) as Worker;
+    workers[w.id] = w;
+  }
+  const unread: Record<string, Message> = {};
+  for (const w of Object.values(workers)) {
+    for (const r of q.all<{ data: string }>("SELECT data FROM messages WHERE to_worker = ? AND seq > ?", [
+      w.id,
+      w.inboxReadSeq,
+    ])) {
+      const m = JSON.parse(r.data) as Message;
+      unread[m.id] = m;
+    }
+  }
+  return { runs, workers, unread };
+}
+
+function loadEventSeq(q: ReadTx): number {
+  const row = q.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [EVENT_SEQ_KEY]);
+  return row ? Number(row.value) : 0;
+}
+
+/** Upserts exactly the records the transition replaced (immer keeps unchanged ones identical). */
+function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
+  for (const [id, run] of Object.entries(next.runs)) {
+    if (prev.runs[id] === run) continue;
+    tx.run("INSERT OR REPLACE INTO runs (id, status, created_at, data) VALUES (?, ?, ?, ?)", [
+      id,
+      run.status,
+      run.createdAt,
+      JSON.stringify(run),
+    ]);
+  }
+  for (const [id, w] of Object.entries(next.workers)) {
+    if (prev.workers[id] === w) continue;
+    tx.run("INSERT OR REPLACE INTO workers (id, run_id, path, disposition, data) VALUES (?, ?, ?, ?, ?)", [
+      id,
+      w.runId,
+      w.path,
+      dispositionOf(w),
+      JSON.stringify(w),
+    ]);
+  }
+  for (const [id, m] of Object.entries(next.unread)) {
+    if (prev.unread[id]) continue;
+    tx.run("INSERT INTO messages (id, run_id, to_worker, seq, data) VALUES (?, ?, ?, ?, ?)", [
+      id,
+      m.runId,
+      m.to,
+      m.seq,
+      JSON.stringify(m),
+    ]);
+  }
+}
+
+/** Appends events and projects execution attempts (every attempt change carries its snapshot). */
+function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: number): void {
+  if (events.length === 0) return;
+  events.forEach((e, i) => {
+    tx.run("INSERT INTO events (seq, run_id, worker_id, type, at, data) VALUES (?, ?, ?, ?, ?, ?)", [
+      firstSeq + i,
+      e.runId,
+      e.workerId ?? null,
+      e.type,
+      e.at,
+      JSON.stringify(e.data),
+    ]);
+    const attempt = e.data.execution as Attempt | undefined;
+    if (attempt) {
+      tx.run(
+        "INSERT OR REPLACE INTO attempts (id, run_id, worker_id, seq, state, data) VALUES (?, ?, ?, ?, ?, ?)",
+        [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, JSON.stringify(attempt)],
+      );
+    }
+  });
+  tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [
+    EVENT_SEQ_KEY,
+    String(firstSeq + events.length - 1),
+  ]);
+}

@@ -1,0 +1,37 @@
+// String error codes that cross a process boundary ({ code, message }), shared by host, extension and MCP.
+import { z } from "zod";
+
+/** Executor failures (architecture §7) and the host's own refusals. */
+export const ERROR_CODES = [
+  // Executor: the submission did not happen, or it is unknown whether it did.
+  "AMBIGUOUS_SUBMISSION",
+  "HOST_UI_CHANGED",
+  "MESSAGE_DELIVERY_TIMEOUT",
+  "STEERING_UNAVAILABLE",
+  "TAB_CLOSED",
+  "NOT_SIGNED_IN",
+  "EXECUTOR_UNAVAILABLE",
+  "DEADLINE_EXCEEDED",
+  "RATE_LIMITED",
+  "USAGE_CAP",
+  // Host: requests refused.
+  "INVALID_INPUT",
+  "INVALID_POLICY",
+  "NOT_FOUND",
+  "CONFLICT",
+  "RUN_TERMINAL",
+  "WORKER_TERMINAL",
+  "WORKER_PAUSED",
+  "WORKER_AWAITING_HUMAN",
+  "WORKER_AWAITING_DEPENDENCY",
+  "NOT_AWAITING_HUMAN",
+  "UNKNOWN_COMMAND",
+  "PROTOCOL_VERSION_MISMATCH",
+  "MESSAGE_TOO_LARGE",
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const errorSchema = z.object({ code: z.string().min(1), message: z.string() }).strict();
+export type ErrorPayload = z.infer<typeof errorSchema>;

@@ -1,0 +1,186 @@
+// The executor protocol (architecture §7): zod schemas of every native message; types are inferred from them.
+import { z } from "zod";
+import { errorSchema } from "./error-codes.ts";
+
+/** Bumped on any incompatible change; `hello` and `welcome` carry it and a mismatch is refused. */
+export const PROTOCOL_VERSION = 1;
+
+/** Chromium and Firefox both drop a port whose host→browser frame exceeds 1 MiB; stay well under it. */
+export const MAX_HOST_MESSAGE_BYTES = 1024 * 1024 - 64 * 1024;
+
+const id = z.string().min(1).max(200);
+const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
+const bindingState = z.enum(["bound", "unavailable", "closed"]);
+const journalPhase = z.enum(["received", "submission-started", "submitted", "completed", "failed"]);
+const url = z.string().max(2_000);
+
+// ── extension → host ────────────────────────────────────────────────────────────────────────────
+
+export const helloSchema = z
+  .object({
+    kind: z.literal("hello"),
+    protocolVersion: z.number().int(),
+    executorId: id,
+    browser: z.string().max(50),
+    extensionVersion: z.string().max(50),
+    /** Bindings the extension verified after (re)start, with the state it last observed. */
+    bindings: z
+      .array(
+        z
+          .object({
+            workerId: id,
+            binding: bindingState,
+            url: url.optional(),
+            observed: z
+              .object({
+                state: conversationState,
+                seq: z.number().int().nonnegative(),
+                errorCode: z.string().optional(),
+              })
+              .strict()
+              .optional(),
+          })
+          .strict(),
+      )
+      .max(1_000),
+    /** Journal phases of every command the extension has not reported as finished (spec 12.4). */
+    journal: z
+      .array(
+        z
+          .object({
+            commandId: id,
+            workerId: id,
+            phase: journalPhase,
+            errorCode: z.string().optional(),
+            url: url.optional(),
+          })
+          .strict(),
+      )
+      .max(1_000),
+  })
+  .strict();
+
+export const commandAckSchema = z
+  .object({ kind: z.literal("command.ack"), commandId: id, workerId: id })
+  .strict();
+
+export const commandResultSchema = z
+  .object({
+    kind: z.literal("command.result"),
+    commandId: id,
+    workerId: id,
+    outcome: z.enum(["submitted", "failed"]),
+    errorCode: z.string().max(100).optional(),
+    detail: z.string().max(2_000).optional(),
+    url: url.optional(),
+  })
+  .strict();
+
+export const conversationStateSchema = z
+  .object({
+    kind: z.literal("conversation.state"),
+    workerId: id,
+    state: conversationState,
+    /** Per-worker sequence; the host ignores reports not newer than the last one applied. */
+    seq: z.number().int().nonnegative(),
+    errorCode: z.string().max(100).optional(),
+    url: url.optional(),
+    /** Parsed `status:` of the newest continuation-state block (spec 27.3): one signal, never authority. */
+    continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
+  })
+  .strict();
+
+export const bindingSchema = z
+  .object({ kind: z.literal("binding"), workerId: id, binding: bindingState, url: url.optional() })
+  .strict();
+
+export const uiRequestSchema = z
+  .object({
+    kind: z.literal("ui.request"),
+    requestId: id,
+    /** An operation name of the shared operations layer (the MCP tool names). */
+    op: z.string().min(1).max(100),
+    params: z.unknown(),
+  })
+  .strict();
+
+export const extensionMessageSchema = z.discriminatedUnion("kind", [
+  helloSchema,
+  commandAckSchema,
+  commandResultSchema,
+  conversationStateSchema,
+  bindingSchema,
+  uiRequestSchema,
+]);
+
+// ── host → extension ────────────────────────────────────────────────────────────────────────────
+
+export const welcomeSchema = z
+  .object({
+    kind: z.literal("welcome"),
+    protocolVersion: z.number().int(),
+    hostVersion: z.string(),
+    executorId: id,
+    /** Set when the protocol versions differ: the extension must show it and send nothing else. */
+    error: errorSchema.optional(),
+  })
+  .strict();
+
+export const promptSchema = z
+  .object({
+    /** Versioned template id, e.g. `resume@1`; stored on the execution attempt. */
+    promptId: z.string(),
+    text: z.string().max(100_000),
+  })
+  .strict();
+
+export const commandSchema = z
+  .object({
+    kind: z.literal("command"),
+    type: z.enum(["conversation.create", "conversation.send", "conversation.steer"]),
+    commandId: id,
+    /** Derived from the execution attempt, so a redelivered command is recognised by the journal. */
+    idempotencyKey: z.string().max(300),
+    executionId: id,
+    runId: id,
+    workerId: id,
+    conversationUrl: url.optional(),
+    /** Epoch ms after which the executor must not start submitting (it reports DEADLINE_EXCEEDED). */
+    deadlineAt: z.number().int(),
+    prompt: promptSchema,
+  })
+  .strict();
+
+export const commandCancelSchema = z
+  .object({ kind: z.literal("command.cancel"), commandId: id, workerId: id })
+  .strict();
+
+export const uiResponseSchema = z
+  .object({
+    kind: z.literal("ui.response"),
+    requestId: id,
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: errorSchema.optional(),
+    /** Present when the result was cut to stay under the message limit: ask again from this cursor. */
+    nextCursor: z.string().optional(),
+  })
+  .strict();
+
+export const uiChangedSchema = z
+  .object({ kind: z.literal("ui.changed"), eventSeq: z.number().int().nonnegative() })
+  .strict();
+
+export const hostMessageSchema = z.discriminatedUnion("kind", [
+  welcomeSchema,
+  commandSchema,
+  commandCancelSchema,
+  uiResponseSchema,
+  uiChangedSchema,
+]);
+
+export type ExtensionMessage = z.infer<typeof extensionMessageSchema>;
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+export type Hello = z.infer<typeof helloSchema>;
+export type CommandMessage = z.infer<typeof commandSchema>;
+export type ConversationStateMessage = z.infer<typeof conversationStateSchema>;
