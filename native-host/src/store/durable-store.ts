@@ -285,7 +285,7 @@ export class DurableStore {
   snapshot(): Promise<void> {
     if (this.state !== "open" && this.state !== "closing") return Promise.reject(this.unavailable());
     if (this.inWrite) throw new StoreError("STORE_MISUSE", "snapshot() called inside a write() callback");
-    const run = this.snapshotChain.then(() => this.takeSnapshot());
+    const run = this.snapshotChain.then(() => this.takeSnapshot()).catch(this.failIfFenced);
     // The chain only orders snapshots; each caller gets its own outcome through `run`.
     this.snapshotChain = run.then(
       () => undefined,
@@ -307,7 +307,7 @@ export class DurableStore {
     del: { sql: string; params?: SqlParams },
   ): Promise<number> {
     if (this.closeRequested || this.state !== "open") return Promise.reject(this.unavailable());
-    const run = this.archiveChain.then(() => this.archiveOnce(select, del));
+    const run = this.archiveChain.then(() => this.archiveOnce(select, del)).catch(this.failIfFenced);
     this.archiveChain = run.then(
       () => undefined,
       () => undefined,
@@ -439,8 +439,7 @@ export class DurableStore {
       (error: unknown) => {
         // The journal still holds everything, so a failed snapshot costs only replay time; retry a bit later.
         this.nextAutoSnapshotAt = this.journal.bytes + this.snapshotAfterBytes / 4;
-        if (isStoreError(error, "STORE_FENCED")) this.fail(error);
-        else if (this.state === "open") this.log.warn(`automatic snapshot failed: ${describeError(error)}`);
+        if (this.state === "open") this.log.warn(`automatic snapshot failed: ${describeError(error)}`);
       },
     );
   }
@@ -547,6 +546,12 @@ export class DurableStore {
       );
     }
   }
+
+  /** Losing ownership is fatal wherever it is noticed: another process owns the files now. Rethrows. */
+  private readonly failIfFenced = (error: unknown): never => {
+    if (isStoreError(error, "STORE_FENCED")) this.fail(error);
+    throw error;
+  };
 
   private fail(error: StoreError): void {
     if (this.state === "failed" || this.state === "closed") return;

@@ -1,0 +1,168 @@
+// Damaged data directories: a torn journal tail is cut with a warning; anything else (snapshot header or body, journal
+// header, a bad record with valid ones after it, missing files, a newer format) is refused with every byte left as-is.
+import { createHash } from "node:crypto";
+import {
+  appendFileSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ARCHIVE_FILE,
+  DurableStore,
+  JOURNAL_FILE,
+  SNAPSHOT_FILE,
+} from "../../native-host/src/store/durable-store.ts";
+import { JOURNAL_HEADER_BYTES, SNAPSHOT_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
+import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
+import { applyTx, verifySequence } from "./crash-sequence.ts";
+import { makeTempDir, recordingLogger, removeDir } from "./helpers.ts";
+
+describe("DurableStore with damaged files", () => {
+  let dir: string;
+  let store: DurableStore | undefined;
+  const snapshotPath = () => join(dir, SNAPSHOT_FILE);
+  const journalPath = () => join(dir, JOURNAL_FILE);
+
+  beforeEach(() => {
+    dir = makeTempDir("bad");
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    removeDir(dir);
+  });
+
+  const openStore = (log = recordingLogger().log) => DurableStore.open({ dir, migrations: MIGRATIONS, log });
+
+  /** Commits transactions 1..n; with `snapshotFirst`, 1..n/2 end up in the snapshot and the rest in the journal. */
+  async function populate(n: number, snapshotFirst: boolean): Promise<void> {
+    const s = await openStore();
+    await s.write((tx) => tx.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('n', '0'), ('s', '0')"));
+    for (let i = 1; i <= n; i++) {
+      await s.write((tx) => applyTx(tx, i));
+      if (snapshotFirst && i === n / 2) await s.snapshot();
+    }
+    await s.lock.release(); // "crash": no final snapshot, the second half stays in the journal
+  }
+
+  /** Content hash and mtime of every file except owner.json (which every open attempt that gets the lock rewrites). */
+  function fingerprint(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const f of readdirSync(dir).filter((f) => f !== "owner.json")) {
+      const p = join(dir, f);
+      out[f] = `${createHash("sha256").update(readFileSync(p)).digest("hex")} ${statSync(p).mtimeMs}`;
+    }
+    return out;
+  }
+
+  async function expectRefused(code: string, file: string): Promise<void> {
+    const before = fingerprint();
+    const error = await openStore().then(
+      () => new Error("opened"),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code, path: file });
+    expect((error as Error).message).toContain(file);
+    expect(fingerprint()).toEqual(before);
+    // Refusal is stable: a second attempt reports the same thing (and the lock was released).
+    await expect(openStore()).rejects.toMatchObject({ code });
+  }
+
+  function flipByte(path: string, offset: number): void {
+    const bytes = readFileSync(path);
+    bytes[offset] = bytes[offset]! ^ 0xff;
+    writeFileSync(path, bytes);
+  }
+
+  it("refuses a snapshot whose header is damaged", async () => {
+    await populate(20, true);
+    flipByte(snapshotPath(), 20);
+    await expectRefused("STORE_CORRUPT", snapshotPath());
+  });
+
+  it("refuses a snapshot whose body is damaged or truncated", async () => {
+    await populate(20, true);
+    flipByte(snapshotPath(), SNAPSHOT_HEADER_BYTES + 500);
+    await expectRefused("STORE_CORRUPT", snapshotPath());
+    truncateSync(snapshotPath(), statSync(snapshotPath()).size - 1);
+    await expectRefused("STORE_CORRUPT", snapshotPath());
+  });
+
+  it("refuses a journal whose header is damaged", async () => {
+    await populate(20, true);
+    flipByte(journalPath(), 17);
+    await expectRefused("STORE_CORRUPT", journalPath());
+  });
+
+  it("refuses files from a newer format version", async () => {
+    await populate(4, false);
+    const bytes = readFileSync(journalPath());
+    bytes.writeUInt32LE(99, 8);
+    const { crc32 } = await import("node:zlib");
+    bytes.writeUInt32LE(crc32(bytes.subarray(0, 28)), 28);
+    writeFileSync(journalPath(), bytes);
+    await expectRefused("STORE_VERSION", journalPath());
+  });
+
+  it("cuts a torn journal tail with a warning and keeps every complete transaction", async () => {
+    await populate(20, true);
+    const size = statSync(journalPath()).size;
+    appendFileSync(journalPath(), Buffer.from([200, 1, 0, 0, 1, 2, 3, 4, 123, 34])); // a record cut short
+    const log = recordingLogger();
+    store = await openStore(log.log);
+    expect(await verifySequence(store)).toBe(20);
+    expect(statSync(journalPath()).size).toBe(size);
+    expect(log.warnings).toHaveLength(1);
+    expect(log.warnings[0]).toContain(journalPath());
+    expect(log.warnings[0]).toMatch(/cut a torn tail of 10 bytes/);
+  });
+
+  it("cuts a last record whose checksum fails, keeping the ones before it", async () => {
+    await populate(20, false);
+    flipByte(journalPath(), statSync(journalPath()).size - 3); // inside the last transaction's payload
+    const log = recordingLogger();
+    store = await openStore(log.log);
+    expect(await verifySequence(store)).toBe(19);
+    expect(log.warnings[0]).toMatch(/torn tail of \d+ bytes .*checksum/);
+  });
+
+  it("refuses a damaged record that valid records follow", async () => {
+    await populate(20, false);
+    flipByte(journalPath(), JOURNAL_HEADER_BYTES + 300); // inside an early record
+    await expectRefused("STORE_CORRUPT", journalPath());
+    const error = await openStore().then(
+      () => new Error("opened"),
+      (e: unknown) => e as Error,
+    );
+    expect(error.message).toMatch(/damaged record at byte \d+ .* followed by a valid record/);
+  });
+
+  it("refuses a journal that is missing while a snapshot exists", async () => {
+    await populate(20, true);
+    unlinkSync(journalPath());
+    await expectRefused("STORE_CORRUPT", journalPath());
+  });
+
+  it("refuses a journal that follows a snapshot the directory does not have", async () => {
+    await populate(20, true);
+    unlinkSync(snapshotPath());
+    await expectRefused("STORE_CORRUPT", journalPath());
+  });
+
+  it("refuses an archive shorter than the database says it committed", async () => {
+    const s = await openStore();
+    await s.write((tx) => tx.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('n', '0'), ('s', '0')"));
+    for (let i = 1; i <= 10; i++) await s.write((tx) => applyTx(tx, i));
+    await s.moveToArchive({ sql: "SELECT * FROM events ORDER BY seq" }, { sql: "DELETE FROM events" });
+    await s.close();
+    const archive = join(dir, ARCHIVE_FILE);
+    truncateSync(archive, statSync(archive).size - 5);
+    await expectRefused("STORE_CORRUPT", archive);
+  });
+});
