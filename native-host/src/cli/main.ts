@@ -1,50 +1,128 @@
-// The `orchestrator` command line: dispatches sub-commands and reports which ones later releases will add.
-import { resolveDataDir } from "../store/data-dir.ts";
+// The `orchestrator` command line (architecture §4): dispatches sub-commands; names and options are a fixed contract.
+import { UsageError } from "./browsers.ts";
+import type { CliContext } from "./context.ts";
+import { dataDirOf, processContext } from "./context.ts";
 
-const PLANNED: Record<string, string> = {
-  install: "writes the native host manifests for each browser",
-  uninstall: "removes the native host manifests",
-  serve: "runs the backend in the foreground",
-  status: "prints owner, MCP URL, executors, runs and workers",
-  mcp: "stdio MCP server proxying to the running backend",
-  connector: "prints what to paste into an MCP client",
-  "native-host": "what the browser launches through native messaging",
-};
+type Run = (args: readonly string[], ctx: CliContext) => Promise<number>;
 
-const USAGE = `Usage: orchestrator <command>
-
-Commands:
-  start        build, register and start everything (npm start)
-${Object.entries(PLANNED)
-  .map(([name, what]) => `  ${name.padEnd(12)} ${what} (not yet available)`)
-  .join("\n")}
-  help         show this text`;
-
-export async function main(argv: readonly string[]): Promise<number> {
-  const [command = "help", ...rest] = argv;
-  if (command === "help" || command === "--help" || command === "-h") {
-    console.log(USAGE);
-    return 0;
-  }
-  if (command === "start") return start(rest);
-  if (command in PLANNED) {
-    console.error(`orchestrator ${command}: not yet available in this version (${PLANNED[command]}).`);
-    return 2;
-  }
-  console.error(`orchestrator: unknown command '${command}'.\n\n${USAGE}`);
-  return 64;
+/** A command implemented in commands.ts, imported only when it runs. */
+function lazy(name: "runInstall" | "runUninstall" | "runConnector" | "runDoctor"): Run {
+  return async (args, ctx) => (await import("./commands.ts"))[name](args, ctx);
 }
 
-function start(_args: readonly string[]): Promise<number> {
-  const dir = resolveDataDir(process.env);
-  console.log(
+/** A process-running command of ../host/cli-commands.ts, imported only when it runs. */
+function hostCommand(name: "runServeCommand" | "runStatusCommand" | "runNativeHostCommand"): Run {
+  return async (args, ctx) => (await import("../host/cli-commands.ts"))[name](args, ctx);
+}
+
+interface Command {
+  readonly summary: string;
+  /** Shown by `orchestrator <command> --help`. */
+  readonly usage?: string;
+  /** Absent: listed, but a later release adds it. */
+  readonly run?: Run;
+}
+
+const BROWSER_OPTION = "--browser chrome|chromium|firefox|librewolf|all";
+
+const COMMANDS: Record<string, Command> = {
+  start: { summary: "build, register and start everything (npm start)", run: start },
+  install: {
+    summary: "write the native host manifests for each browser",
+    usage: `orchestrator install [${BROWSER_OPTION}] [--extension-id ID]... [--profile-dir DIR] [--json]`,
+    run: lazy("runInstall"),
+  },
+  uninstall: {
+    summary: "remove the native host manifests",
+    usage: `orchestrator uninstall [${BROWSER_OPTION}] [--profile-dir DIR] [--json]`,
+    run: lazy("runUninstall"),
+  },
+  serve: { summary: "run the backend in the foreground", run: hostCommand("runServeCommand") },
+  status: {
+    summary: "print owner, MCP URL, executors, runs and workers",
+    usage: "orchestrator status [--json]",
+    run: hostCommand("runStatusCommand"),
+  },
+  mcp: { summary: "stdio MCP server proxying to the running backend" },
+  connector: {
+    summary: "print what to paste into an MCP client (URLs, token, tunnel)",
+    usage: "orchestrator connector [--json]",
+    run: lazy("runConnector"),
+  },
+  doctor: {
+    summary: "check the installation and say how to fix what is wrong",
+    usage: `orchestrator doctor [${BROWSER_OPTION}] [--extension-id ID]... [--profile-dir DIR] [--json]`,
+    run: lazy("runDoctor"),
+  },
+  "native-host": {
+    summary: "what the browser launches through native messaging",
+    run: hostCommand("runNativeHostCommand"),
+  },
+};
+
+const USAGE = `Usage: orchestrator <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}${c.run ? "" : " (not yet available)"}`)
+  .join("\n")}
+  help         show this text (orchestrator <command> --help: its options)
+
+Environment: ORCHESTRATOR_HOME (data directory), ORCHESTRATOR_MCP_PORT (MCP port; 0 = any free port).`;
+
+export async function main(argv: readonly string[], ctx: CliContext = processContext()): Promise<number> {
+  const [name = "help", ...rest] = argv;
+  if (name === "help" || name === "--help" || name === "-h") {
+    ctx.out(USAGE);
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) {
+    ctx.err(`orchestrator: unknown command '${name}'.\n\n${USAGE}`);
+    return 64;
+  }
+  if (command.run === undefined) {
+    ctx.err(`orchestrator ${name}: not yet available in this version (${command.summary}).`);
+    return 2;
+  }
+  if (command.usage !== undefined && (rest.includes("--help") || rest.includes("-h"))) {
+    ctx.out(`Usage: ${command.usage}\n\n${command.summary}. See docs/cli.md.`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, ctx);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      ctx.err(`orchestrator ${name}: ${(error as Error).message}`);
+      if (command.usage !== undefined) ctx.err(`Usage: ${command.usage}`);
+      return 64;
+    }
+    ctx.err(`orchestrator ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
+}
+
+function start(_args: readonly string[], ctx: CliContext): Promise<number> {
+  const names = Object.keys(COMMANDS).filter((n) => n !== "start");
+  const ready = names.filter((n) => COMMANDS[n]?.run !== undefined);
+  const planned = names.filter((n) => COMMANDS[n]?.run === undefined);
+  ctx.out(
     [
       "ChatGPT Orchestrator 0.1.0",
-      `Data directory: ${dir}`,
+      `Data directory: ${dataDirOf(ctx)}`,
       "",
-      "Ready now: the durable continuation core and the crash-safe store (see docs/).",
-      "Not yet: the browser extension build, native host registration, the backend process and MCP server.",
-      "Run `npm test` to exercise what exists.",
+      "1. orchestrator install    registers the native host with Chrome, Chromium, Firefox and LibreWolf",
+      "2. load the extension in the browser",
+      "3. orchestrator doctor     checks the installation",
+      "4. orchestrator connector  prints the MCP URLs for MCP clients and ChatGPT connectors",
+      "",
+      `Commands: ${ready.join(", ")}${planned.length > 0 ? ` (not yet: ${planned.join(", ")})` : ""}.`,
+      "See `orchestrator help` and docs/cli.md.",
     ].join("\n"),
   );
   return Promise.resolve(0);

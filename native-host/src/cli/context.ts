@@ -1,0 +1,63 @@
+// Everything a CLI command touches outside its arguments, injected so tests can use a temp HOME, a fake platform
+// and a fake `reg.exe` without touching the real machine.
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { resolveDataDir } from "../store/data-dir.ts";
+import { pathFor } from "./browsers.ts";
+
+export interface ExecResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program without a shell (arguments are passed as-is); never rejects for a non-zero exit. */
+export type ExecFn = (file: string, args: readonly string[]) => Promise<ExecResult>;
+
+export interface CliContext {
+  readonly env: NodeJS.ProcessEnv;
+  readonly platform: NodeJS.Platform;
+  readonly cwd: string;
+  /** Writes one line of output (stdout). */
+  readonly out: (line: string) => void;
+  /** Writes one line of diagnostics (stderr). */
+  readonly err: (line: string) => void;
+  readonly exec: ExecFn;
+  /** The Node binary the launcher pins. */
+  readonly nodePath: string;
+  /** The project root (holds bin/orchestrator.js and manifests/). */
+  readonly projectRoot: string;
+}
+
+export const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export const execFileResult: ExecFn = (file, args) =>
+  new Promise((resolve) => {
+    execFile(file, [...args], { windowsHide: true }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+      resolve({ code, stdout, stderr: stderr || (error?.message ?? "") });
+    });
+  });
+
+export function processContext(): CliContext {
+  return {
+    env: process.env,
+    platform: process.platform,
+    cwd: process.cwd(),
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    exec: execFileResult,
+    nodePath: process.execPath,
+    projectRoot: PROJECT_ROOT,
+  };
+}
+
+/** The data directory (architecture §4): ORCHESTRATOR_HOME, else the platform's user data folder. */
+export function dataDirOf(ctx: CliContext): string {
+  return pathFor(ctx.platform).resolve(ctx.cwd, resolveDataDir(ctx.env, ctx.platform));
+}
+
+/** `bin/orchestrator.js` of this project: what the launcher and MCP client configs run. */
+export function cliEntry(ctx: CliContext): string {
+  return pathFor(ctx.platform).join(ctx.projectRoot, "bin", "orchestrator.js");
+}

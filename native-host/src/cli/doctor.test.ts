@@ -1,0 +1,260 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TestCli } from "./cli-test-kit.ts";
+import { testCli } from "./cli-test-kit.ts";
+import type { Check } from "./doctor.ts";
+import { NATIVE_HOST_NAME } from "./extension-ids.ts";
+
+const CHROME_ID = "fcmjoongomnfgnfjblfnieeifpidloll";
+const DEAD_PID = 2_147_483_000;
+const containing = (s: string): string => expect.stringContaining(s) as string;
+const matching = (r: RegExp): string => expect.stringMatching(r) as string;
+
+let cli: TestCli;
+let server: Server | undefined;
+afterEach(async () => {
+  cli.cleanup();
+  if (server) await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+async function doctorJson(...args: string[]): Promise<{ code: number; checks: Map<string, Check> }> {
+  const code = await cli.run("doctor", "--json", ...args);
+  const report = JSON.parse(cli.out.join("\n")) as { ok: boolean; checks: Check[] };
+  expect(report.ok).toBe(code === 0);
+  return { code, checks: new Map(report.checks.map((c) => [c.name, c])) };
+}
+
+function chromeManifest(): string {
+  return path.join(cli.home, ".config/google-chrome/NativeMessagingHosts", `${NATIVE_HOST_NAME}.json`);
+}
+
+function editManifest(file: string, edit: (m: Record<string, unknown>) => void): void {
+  const manifest = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  edit(manifest);
+  writeFileSync(file, JSON.stringify(manifest));
+}
+
+function writeConfig(port: number): void {
+  mkdirSync(cli.dataDir, { recursive: true });
+  const file = path.join(cli.dataDir, "config.json");
+  writeFileSync(file, JSON.stringify({ port, token: "ab".repeat(32) }), { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+async function listen(status: number): Promise<number> {
+  server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(status).end();
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  return (server?.address() as AddressInfo).port;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+describe("orchestrator doctor", () => {
+  it("fails before install and names the fix", async () => {
+    cli = testCli();
+    const { code, checks } = await doctorJson();
+    expect(code).toBe(1);
+    expect(checks.get("data-dir")).toMatchObject({
+      status: "FAIL",
+      fix: containing("orchestrator install"),
+    });
+    expect(checks.get("manifests")).toMatchObject({ status: "FAIL", fix: "orchestrator install" });
+    expect(checks.get("manifest:firefox")).toMatchObject({
+      status: "WARN",
+      message: matching(/not installed/),
+    });
+    expect(checks.get("executor")?.message).toBe("no executor has connected yet");
+  });
+
+  it("is OK after install, for every manifest, with exit code 0", async () => {
+    cli = testCli();
+    await cli.run("install", "--extension-id", CHROME_ID);
+    writeConfig(await listen(401));
+    const { code, checks } = await doctorJson();
+    expect(code).toBe(0);
+    for (const name of [
+      "node",
+      "data-dir",
+      "config",
+      "manifest:chrome",
+      "manifest:chromium",
+      "manifest:firefox",
+    ]) {
+      expect(checks.get(name)?.status, name).toBe("OK");
+    }
+    expect(checks.get("manifest:librewolf")?.status).toBe("OK");
+    expect(checks.get("mcp")).toMatchObject({
+      status: "OK",
+      message: containing("MCP server is up and requires the token"),
+    });
+    expect(checks.has("manifests")).toBe(false);
+
+    // The text form: one line per check, status first.
+    expect(await cli.run("doctor")).toBe(0);
+    expect(cli.out).toContainEqual(
+      expect.stringMatching(/^OK +manifest:chrome +\S+ allows chrome-extension:\/\//),
+    );
+    expect(cli.out).toContainEqual(
+      expect.stringMatching(/^OK +mcp +MCP server is up and requires the token/),
+    );
+  });
+
+  it("fails for a manifest whose path is missing, then is OK again after install", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID);
+    editManifest(chromeManifest(), (m) => (m.path = path.join(cli.home, "nowhere", "host.sh")));
+    let { code, checks } = await doctorJson("--browser", "chrome");
+    expect(code).toBe(1);
+    expect(checks.get("manifest:chrome")).toMatchObject({
+      status: "FAIL",
+      message: containing("does not exist"),
+      fix: "orchestrator install --browser chrome",
+    });
+    await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID);
+    ({ code, checks } = await doctorJson("--browser", "chrome"));
+    expect(checks.get("manifest:chrome")?.status).toBe("OK");
+    expect(code).toBe(0);
+  });
+
+  it("fails for a non-executable launcher, invalid JSON, a placeholder or wildcard id, and a wrong explicit id", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID);
+    const launcher = path.join(cli.dataDir, "bin", "native-host.sh");
+    const failure = async (...args: string[]) =>
+      (await doctorJson("--browser", "chrome", ...args)).checks.get("manifest:chrome");
+
+    chmodSync(launcher, 0o644);
+    expect(await failure()).toMatchObject({
+      status: "FAIL",
+      message: containing("not executable"),
+    });
+    chmodSync(launcher, 0o755);
+
+    editManifest(chromeManifest(), (m) => (m.allowed_origins = ["chrome-extension://*/"]));
+    expect(await failure()).toMatchObject({ status: "FAIL", message: containing("wildcard") });
+
+    editManifest(chromeManifest(), (m) => (m.allowed_origins = ["chrome-extension://PLACEHOLDER/"]));
+    expect(await failure()).toMatchObject({
+      status: "FAIL",
+      message: containing("placeholder"),
+    });
+
+    editManifest(chromeManifest(), (m) => (m.allowed_origins = [`chrome-extension://${CHROME_ID}/`]));
+    expect(await failure("--extension-id", "a".repeat(32))).toMatchObject({
+      status: "FAIL",
+      fix: `orchestrator install --browser chrome --extension-id ${"a".repeat(32)}`,
+    });
+    expect((await failure())?.status).toBe("OK");
+
+    writeFileSync(chromeManifest(), "{ not json");
+    expect(await failure()).toMatchObject({
+      status: "FAIL",
+      message: containing("not valid JSON"),
+    });
+  });
+
+  it("checks the --profile-dir manifest", async () => {
+    cli = testCli();
+    const profile = path.join(cli.home, "udd");
+    await cli.run("install", "--profile-dir", profile, "--extension-id", CHROME_ID);
+    const { code, checks } = await doctorJson("--profile-dir", profile);
+    expect(checks.get("manifest:profile")?.status).toBe("OK");
+    expect([...checks.keys()].filter((k) => k.startsWith("manifest"))).toEqual(["manifest:profile"]);
+    expect(code).toBe(0);
+  });
+
+  it("checks config.json: mode 0600 and valid content", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "firefox");
+    writeConfig(await freePort());
+    const config = path.join(cli.dataDir, "config.json");
+    chmodSync(config, 0o644);
+    let { checks } = await doctorJson();
+    expect(checks.get("config")).toMatchObject({ status: "FAIL", fix: `chmod 600 ${config}` });
+    writeFileSync(config, JSON.stringify({ port: "x" }));
+    chmodSync(config, 0o600);
+    ({ checks } = await doctorJson());
+    expect(checks.get("config")?.status).toBe("FAIL");
+    expect(checks.get("mcp")?.status).toBe("WARN");
+  });
+
+  it("reports the owner and the MCP port from owner.json and config.json", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "firefox");
+    const port = await freePort();
+    writeConfig(port);
+    const owner = path.join(cli.dataDir, "owner.json");
+
+    writeFileSync(
+      owner,
+      JSON.stringify({ pid: DEAD_PID, generation: 3, startedAt: "2026-01-01T00:00:00.000Z" }),
+    );
+    let { code, checks } = await doctorJson();
+    expect(checks.get("owner")).toMatchObject({
+      status: "WARN",
+      message: containing("no backend running"),
+    });
+    expect(checks.get("mcp")).toMatchObject({
+      status: "WARN",
+      message: containing("nothing listens"),
+    });
+    expect(code).toBe(0);
+
+    // A live owner whose port does not answer is a failure.
+    writeFileSync(
+      owner,
+      JSON.stringify({ pid: process.pid, generation: 4, startedAt: "2026-01-01T00:00:00.000Z" }),
+    );
+    ({ code, checks } = await doctorJson());
+    expect(checks.get("owner")).toMatchObject({
+      status: "OK",
+      message: containing(`pid ${process.pid}`),
+    });
+    expect(checks.get("mcp")?.status).toBe("FAIL");
+    expect(code).toBe(1);
+
+    // Something answering without asking for the token is not our server (or a dangerous one).
+    writeConfig(await listen(200));
+    ({ checks } = await doctorJson());
+    expect(checks.get("mcp")).toMatchObject({
+      status: "FAIL",
+      message: containing("without a token"),
+    });
+  });
+
+  it("reports the last executor contact from status.json (epoch ms or ISO), or that none has connected", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "firefox");
+    const status = path.join(cli.dataDir, "status.json");
+    const ms = Date.now() - 5 * 60_000;
+    const iso = new Date(ms).toISOString();
+    writeFileSync(status, JSON.stringify({ pid: 1, lastExecutorContactAt: ms }));
+    let { checks } = await doctorJson();
+    expect(checks.get("executor")).toMatchObject({
+      status: "OK",
+      message: `last executor contact ${iso} (5 min ago)`,
+    });
+    writeFileSync(status, JSON.stringify({ lastExecutorContactAt: iso }));
+    ({ checks } = await doctorJson());
+    expect(checks.get("executor")?.message).toBe(`last executor contact ${iso} (5 min ago)`);
+    writeFileSync(status, JSON.stringify({ pid: 1, lastExecutorContactAt: null }));
+    ({ checks } = await doctorJson());
+    expect(checks.get("executor")).toMatchObject({
+      status: "WARN",
+      message: "no executor has connected yet",
+    });
+  });
+});

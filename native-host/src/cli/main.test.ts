@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { TestCli } from "./cli-test-kit.ts";
+import { testCli } from "./cli-test-kit.ts";
+
+let cli: TestCli;
+afterEach(() => cli.cleanup());
+
+describe("orchestrator dispatch", () => {
+  it("lists every contract command", async () => {
+    cli = testCli();
+    expect(await cli.run("help")).toBe(0);
+    const usage = cli.out.join("\n");
+    for (const name of [
+      "start",
+      "install",
+      "uninstall",
+      "serve",
+      "status",
+      "mcp",
+      "connector",
+      "doctor",
+      "native-host",
+    ]) {
+      expect(usage).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    }
+    for (const name of ["install", "uninstall", "connector", "doctor", "start"]) {
+      expect(usage).not.toMatch(new RegExp(`^  ${name} +.*not yet available`, "m"));
+    }
+  });
+
+  it("answers unknown commands with 64 and the ones not wired yet with 2", async () => {
+    cli = testCli();
+    expect(await cli.run("bogus")).toBe(64);
+    expect(cli.err.join("\n")).toContain("unknown command 'bogus'");
+    expect(await cli.run("toString")).toBe(64);
+    await cli.run("help");
+    const planned = cli.out
+      .join("\n")
+      .split("\n")
+      .flatMap((line) => /^ {2}(\S+) +.*\(not yet available\)$/.exec(line)?.[1] ?? []);
+    for (const name of planned) {
+      expect(await cli.run(name)).toBe(2);
+      expect(cli.err.join("\n")).toContain("not yet available");
+    }
+  });
+
+  it("prints a command's options with --help", async () => {
+    cli = testCli();
+    expect(await cli.run("install", "--help")).toBe(0);
+    expect(cli.out.join("\n")).toContain("--profile-dir DIR");
+  });
+
+  it("keeps `start` working", async () => {
+    cli = testCli();
+    expect(await cli.run("start")).toBe(0);
+    expect(cli.out.join("\n")).toContain(`Data directory: ${cli.dataDir}`);
+  });
+});
