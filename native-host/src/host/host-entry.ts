@@ -1,0 +1,55 @@
+// Wires the real pieces for the CLI: data directory, config, logger, prompts and the MCP server.
+import { loadHostConfig, saveHostConfig } from "../config/host-config.ts";
+import type { PromptRenderer } from "../bridge/executor-hub.ts";
+import { startMcpServer } from "../mcp/mcp-server.ts";
+import { OPERATIONS } from "../operations/all-operations.ts";
+import type { OperationsContext } from "../operations/context.ts";
+import { renderPrompt } from "../prompts/render.ts";
+import { resolveDataDir } from "../store/data-dir.ts";
+import type { StoreFaultPoint, StoreLogger } from "../store/store-types.ts";
+import { fileLogger } from "./file-logger.ts";
+import type { McpHandle, OwnerOptions } from "./owner.ts";
+
+export const HOST_VERSION = "0.1.0";
+
+const render: PromptRenderer = (command, { worker, run }) => {
+  return renderPrompt(command.prompt, { worker, run });
+};
+
+/** Builds owner options from the environment: ORCHESTRATOR_HOME, ORCHESTRATOR_MCP_PORT, ORCHESTRATOR_FAULT. */
+export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): OwnerOptions {
+  const dir = resolveDataDir(env);
+  const logger = log ?? fileLogger(dir);
+  const config = loadHostConfig(dir, env);
+  const fault = faultHookFromEnv(env);
+  return {
+    dir,
+    log: logger,
+    hostVersion: HOST_VERSION,
+    renderPrompt: render,
+    ...(fault ? { store: { faultHook: fault } } : {}),
+    startMcp: async (backend: OperationsContext): Promise<McpHandle> => {
+      const server = await startMcpServer({
+        backend,
+        operations: OPERATIONS,
+        port: config.port,
+        token: config.token,
+        log: logger,
+      });
+      // Port 0 asks for any free port: record the one we got so `connector` and clients can find it.
+      if (config.port !== server.port) saveHostConfig(dir, { ...loadHostConfig(dir, {}), port: server.port });
+      return server;
+    },
+  };
+}
+
+/** ORCHESTRATOR_FAULT=<point>[:<hit>] kills the process with SIGKILL at that store point (restart tests only). */
+function faultHookFromEnv(env: NodeJS.ProcessEnv): ((point: StoreFaultPoint) => void) | undefined {
+  const spec = env.ORCHESTRATOR_STORE_FAULT;
+  if (!spec) return undefined;
+  const [point, hit = "1"] = spec.split(":");
+  let remaining = Number(hit);
+  return (p) => {
+    if (p === point && --remaining === 0) process.kill(process.pid, "SIGKILL");
+  };
+}

@@ -1,0 +1,121 @@
+// The owner process: the only one with the database. Serves executors on stdio and the IPC socket, and MCP.
+import type { Socket } from "node:net";
+import type { Readable, Writable } from "node:stream";
+import { Backend } from "../backend/backend.ts";
+import { ExecutorHub, type PromptRenderer } from "../bridge/executor-hub.ts";
+import { OPERATIONS } from "../operations/all-operations.ts";
+import type { OperationsContext } from "../operations/context.ts";
+import { isStoreError } from "../store/store-error.ts";
+import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
+import { framedStream } from "./framed-stream.ts";
+import { StatusFile } from "./status-file.ts";
+
+export interface McpHandle {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface OwnerOptions {
+  readonly dir: string;
+  readonly log: StoreLogger;
+  readonly hostVersion: string;
+  readonly renderPrompt: PromptRenderer;
+  /** Starts the MCP server for this backend (absent in tests that only speak native messages). */
+  readonly startMcp?: (backend: OperationsContext) => Promise<McpHandle>;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "lockKind" | "faultHook">>;
+  readonly now?: () => number;
+}
+
+export interface OwnerHandle {
+  readonly backend: Backend;
+  readonly hub: ExecutorHub;
+  readonly mcpUrl: string | null;
+  /** Serves one executor on a stream pair (the browser's stdio); resolves when it ends, with why. */
+  serveStream(
+    input: Readable,
+    output: Writable,
+    label: string,
+  ): { ended: Promise<string>; inject(raw: unknown): void };
+  close(): Promise<void>;
+}
+
+/** Becomes the owner of `dir`, or answers "locked" when another live process owns it. */
+export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "locked"> {
+  let backend: Backend;
+  // The hub needs the backend and the backend's event hook needs the hub: tie the knot through a reference.
+  const hubRef: { current?: ExecutorHub } = {};
+  try {
+    backend = await Backend.open({
+      dir: opts.dir,
+      log: opts.log,
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.store ? { store: opts.store } : {}),
+      onEvents: (seq) => hubRef.current?.broadcastChanged(seq),
+    });
+  } catch (e) {
+    if (isStoreError(e, "STORE_LOCKED")) return "locked";
+    throw e;
+  }
+  const status = new StatusFile(opts.dir, {
+    pid: process.pid,
+    startedAt: Date.now(),
+    mcpUrl: null,
+    executors: [],
+    lastExecutorContactAt: null,
+  });
+  const liveHub = new ExecutorHub({
+    backend,
+    operations: OPERATIONS,
+    renderPrompt: opts.renderPrompt,
+    hostVersion: opts.hostVersion,
+    log: opts.log,
+    onContact: () => status.update({ lastExecutorContactAt: Date.now(), executors: liveHub.executors }),
+  });
+  hubRef.current = liveHub;
+  backend.attachSink(liveHub);
+
+  const serveStream = (input: Readable, output: Writable, label: string) => {
+    // Frames can only arrive after this synchronous setup, so the session always exists when they do.
+    const ref: { session?: ReturnType<ExecutorHub["connect"]> } = {};
+    const stream = framedStream(input, output, (raw) => void ref.session?.receive(raw), opts.log, label);
+    const session = liveHub.connect({ label, send: (m) => stream.send(m) });
+    ref.session = session;
+    const ended = stream.ended.then((why) => {
+      session.close();
+      status.update({ executors: liveHub.executors });
+      return why;
+    });
+    return { ended, inject: (raw: unknown) => void session.receive(raw) };
+  };
+
+  // Relays (a second browser's host, the CLI) reach the owner over the lock's own IPC socket.
+  const sockets = new Set<Socket>();
+  backend.store.lock.server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    void serveStream(socket, socket, `relay#${sockets.size}`).ended.then(() => socket.destroy());
+  });
+
+  let mcp: McpHandle | undefined;
+  try {
+    mcp = opts.startMcp ? await opts.startMcp(backend) : undefined;
+  } catch (e) {
+    // The executor side still works without MCP (e.g. the port is taken): say so loudly, keep serving.
+    opts.log.warn(`MCP server did not start: ${String(e)}`);
+  }
+  status.update({ mcpUrl: mcp?.url ?? null });
+  status.flush();
+
+  return {
+    backend,
+    hub: liveHub,
+    mcpUrl: mcp?.url ?? null,
+    serveStream,
+    async close() {
+      status.stop();
+      for (const s of sockets) s.destroy();
+      await mcp?.close();
+      await backend.close();
+    },
+  };
+}

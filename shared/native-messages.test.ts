@@ -1,0 +1,38 @@
+// Frozen fixtures of every native message, checked against the shared schemas both processes validate with.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { extensionMessageSchema, hostMessageSchema } from "./native-messages.ts";
+
+const fixtures = JSON.parse(
+  readFileSync(join(import.meta.dirname, "fixtures", "native-messages.json"), "utf8"),
+) as {
+  extension: Record<string, unknown>;
+  host: Record<string, unknown>;
+};
+
+const kindsOf = (schema: typeof extensionMessageSchema | typeof hostMessageSchema) =>
+  schema.options.map((o) => o.shape.kind.value).sort();
+
+describe("native message fixtures", () => {
+  it("cover every message kind in each direction", () => {
+    expect(Object.keys(fixtures.extension).sort()).toEqual(kindsOf(extensionMessageSchema));
+    expect(Object.keys(fixtures.host).sort()).toEqual(kindsOf(hostMessageSchema));
+  });
+
+  it.each(Object.entries(fixtures.extension))("extension → host %s parses unchanged", (_kind, message) => {
+    expect(extensionMessageSchema.parse(message)).toEqual(message);
+  });
+
+  it.each(Object.entries(fixtures.host))("host → extension %s parses unchanged", (_kind, message) => {
+    expect(hostMessageSchema.parse(message)).toEqual(message);
+  });
+
+  it("rejects unknown fields, kinds and wrong types", () => {
+    const hello = fixtures.extension.hello as Record<string, unknown>;
+    expect(extensionMessageSchema.safeParse({ ...hello, extra: 1 }).success).toBe(false);
+    expect(extensionMessageSchema.safeParse({ ...hello, kind: "helo" }).success).toBe(false);
+    expect(extensionMessageSchema.safeParse({ ...hello, protocolVersion: "1" }).success).toBe(false);
+    expect(hostMessageSchema.safeParse({ kind: "ui.changed", eventSeq: -1 }).success).toBe(false);
+  });
+});
