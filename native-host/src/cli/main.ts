@@ -43,7 +43,10 @@ const COMMANDS: Record<string, Command> = {
     usage: "orchestrator status [--json]",
     run: hostCommand("runStatusCommand"),
   },
-  mcp: { summary: "stdio MCP server proxying to the running backend" },
+  mcp: {
+    summary: "stdio MCP server proxying to the running backend",
+    run: async (args, ctx) => (await import("../host/mcp-stdio-proxy.ts")).runMcpProxyCommand(args, ctx),
+  },
   connector: {
     summary: "print what to paste into an MCP client (URLs, token, tunnel)",
     usage: "orchestrator connector [--json]",
