@@ -167,6 +167,10 @@ export function pauseForStall(ctx: Ctx, w: DraftWorker, why: string): void {
   if (w.pause?.source === "stall") return;
   w.pause = { source: "stall", reason: why, at: ctx.now };
   w.stall.warned = true;
+  // A paused worker's no-progress clock stands still; stopping it here, not on the next pass, keeps the
+  // scheduler's timer from being armed at a deadline that has already passed.
+  w.stall.clockRunning = false;
+  w.stall.baselineAt = ctx.now;
   ctx.emit("execution.stalled", w.runId, w.id, { why, noProgressAttempts: w.stall.noProgressAttempts });
   ctx.emit("continuation.paused_for_stall", w.runId, w.id, { why });
 }
@@ -175,7 +179,12 @@ export function pauseForStall(ctx: Ctx, w: DraftWorker, why: string): void {
  * Records durable progress (spec 16.1): marks the current attempt productive and resets the stall guard.
  * With `requireProgressHeartbeat`, only explicit `worker.progress` reports count.
  */
-export function recordProgress(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy, heartbeat: boolean): void {
+export function recordProgress(
+  ctx: Ctx,
+  w: DraftWorker,
+  policy: ContinuationPolicy,
+  heartbeat: boolean,
+): void {
   if (policy.requireProgressHeartbeat && !heartbeat) return;
   if (w.current) w.current.progressSeen = true;
   w.stall.noProgressAttempts = 0;

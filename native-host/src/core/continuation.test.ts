@@ -122,7 +122,10 @@ describe("spec 26.1", () => {
     expect(sim.worker("w-1").current).toMatchObject({ seq: 2, state: "completed" });
     // The trace of spec 9: completion, then the final idle, and nothing after it.
     const types = sim.eventTypes("w-1");
-    expect(types.slice(types.indexOf("worker.completed"))).toEqual(["worker.completed", "execution.completed"]);
+    expect(types.slice(types.indexOf("worker.completed"))).toEqual([
+      "worker.completed",
+      "execution.completed",
+    ]);
   });
 
   it("progress resets no-progress counter", () => {
@@ -245,7 +248,13 @@ describe("issue acceptance", () => {
     sim.apply({ type: "run.create", runId: "run-1b", name: "other" });
     const submittedAt = sim.worker("w-1").lastSubmittedAt ?? 0;
     sim.advance(5 * MINUTE);
-    sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "new API" });
+    sim.apply({
+      type: "message.send",
+      messageId: "m-1",
+      from: "operator",
+      toWorkerId: "w-1",
+      body: "new API",
+    });
     expect(sim.commandsFor("w-1")).toHaveLength(1);
     const deferred = sim.events.find((e) => e.type === "execution.deferred");
     expect(deferred?.data.notBefore).toBe(submittedAt + 15 * MINUTE);
@@ -317,7 +326,10 @@ describe("issue acceptance", () => {
     sim.apply({ type: "worker.continue_now", workerId: "w-1", clearPause: true });
     const cmds = sim.commandsFor("w-1");
     expect(cmds).toHaveLength(2);
-    expect(cmds[1]).toMatchObject({ type: "conversation.send", conversationUrl: "https://chatgpt.com/c/w-1" });
+    expect(cmds[1]).toMatchObject({
+      type: "conversation.send",
+      conversationUrl: "https://chatgpt.com/c/w-1",
+    });
   });
 
   it("Stop cancels a scheduled intent", () => {
@@ -350,7 +362,12 @@ describe("issue acceptance", () => {
     sim.start({ workerId: "root", path: "/root" });
     sim.start({ workerId: "api", path: "/root/api" });
     sim.start({ workerId: "ui", path: "/root/ui" });
-    sim.apply({ type: "worker.await_dependency", workerId: "ui", condition: "API merged", onWorkerIds: ["api"] });
+    sim.apply({
+      type: "worker.await_dependency",
+      workerId: "ui",
+      condition: "API merged",
+      onWorkerIds: ["api"],
+    });
     endTurn(sim, "ui");
     expect(sim.commandsFor("ui")).toHaveLength(1);
     sim.apply({ type: "worker.complete", workerId: "api" });
@@ -371,7 +388,12 @@ describe("issue acceptance", () => {
     expect(cmds).toHaveLength(2);
     expect(cmds[1]).toMatchObject({ type: "conversation.steer", prompt: { kind: "corrective" } });
     sim.result("w-1");
-    const again = sim.apply({ type: "worker.steer", workerId: "w-1", text: "Stop editing the UI lane", key: "scope-1" });
+    const again = sim.apply({
+      type: "worker.steer",
+      workerId: "w-1",
+      text: "Stop editing the UI lane",
+      key: "scope-1",
+    });
     expect(again.reply).toEqual({ deduplicated: true });
     expect(sim.commandsFor("w-1")).toHaveLength(2);
   });
@@ -379,7 +401,13 @@ describe("issue acceptance", () => {
   it("a message sent before anyone waits stays in the inbox until read", () => {
     const sim = new Simulation();
     sim.start({ mode: "manual" });
-    sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "context" });
+    sim.apply({
+      type: "message.send",
+      messageId: "m-1",
+      from: "operator",
+      toWorkerId: "w-1",
+      body: "context",
+    });
     expect(Object.values(sim.state.unread)).toHaveLength(1);
     sim.apply({ type: "message.read", workerId: "w-1", upToSeq: 1 });
     expect(sim.state.unread).toEqual({});
@@ -440,5 +468,123 @@ describe("issue acceptance", () => {
     expect(sim.commandsFor("root").at(-1)?.prompt.wakeReasons).toEqual(
       expect.arrayContaining(["event:worker.progress:/root/api", "idle"]),
     );
+  });
+});
+
+// Counterexamples found by the property tests (continuation.property.test.ts), kept as plain cases.
+describe("regressions from the property tests", () => {
+  it("effects are plain data: an event built from the draft can be serialised after the transition", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
+    sim.apply({
+      type: "worker.spawn",
+      runId: "run-1",
+      workerId: "w-1",
+      path: "/root",
+      objective: "Build it",
+    });
+    const submitted = sim.result("w-1");
+    // The execution snapshot used to share the attempt's arrays with the immer draft, revoked on return.
+    expect(() => JSON.stringify(submitted.effects)).not.toThrow();
+    const event = submitted.effects.find((e) => e.kind === "event" && e.event.type === "execution.submitted");
+    expect(event?.kind === "event" && event.event.data.execution).toMatchObject({ wakeReasons: ["spawn"] });
+  });
+
+  it("manual mode: a bootstrap that was never delivered goes out as the initial turn, not an automatic one", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
+    sim.apply({
+      type: "worker.spawn",
+      runId: "run-1",
+      workerId: "w-1",
+      path: "/root",
+      objective: "Build it",
+    });
+    sim.result("w-1", "TAB_CLOSED");
+    sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "hi" });
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    const cmds = sim.commandsFor("w-1");
+    expect(cmds).toHaveLength(2);
+    expect(cmds[1]?.prompt).toMatchObject({ reason: "initial", kind: "bootstrap" });
+    expect(sim.worker("w-1").autoResumes).toBe(0);
+  });
+
+  it("manual mode: a human answer without text resumes as a manual resume, not an automatic one", () => {
+    const sim = new Simulation();
+    sim.start({ mode: "manual" });
+    sim.apply({ type: "worker.await_human", workerId: "w-1", reason: "approval", question: "Deploy?" });
+    endTurn(sim);
+    sim.apply({ type: "human.resolve", workerId: "w-1" });
+    sim.advance(3 * SECOND);
+    const cmds = sim.commandsFor("w-1");
+    expect(cmds).toHaveLength(2);
+    expect(cmds[1]?.prompt.reason).toBe("manual_resume");
+    expect(sim.worker("w-1").autoResumes).toBe(0);
+  });
+
+  it("Continue now on a generating conversation does not carry a steerable wake inside the floor", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
+    sim.apply({
+      type: "worker.spawn",
+      runId: "run-1",
+      workerId: "w-1",
+      path: "/root",
+      objective: "Build it",
+    });
+    sim.apply({ type: "worker.continue_now", workerId: "w-1" });
+    sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "news" });
+    sim.result("w-1");
+    sim.observe("w-1", "generating");
+    // Queued for after the turn (spec 15.2), so nothing is steered into it before the 15 min floor.
+    sim.advance(15 * MINUTE - 1);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    sim.advance(1);
+    expect(sim.commandsFor("w-1")[1]?.type).toBe("conversation.steer");
+  });
+
+  it("Continue now after the turn still bypasses the floor when the conversation is idle", () => {
+    const sim = new Simulation();
+    sim.start();
+    sim.apply({ type: "worker.continue_now", workerId: "w-1" });
+    sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "news" });
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    const cmds = sim.commandsFor("w-1");
+    expect(cmds).toHaveLength(2);
+    expect(cmds[1]).toMatchObject({ type: "conversation.send", prompt: { reason: "manual_resume" } });
+  });
+
+  it("await_dependency cannot replace an open human request (and so cannot release it)", () => {
+    const sim = new Simulation();
+    sim.start({ workerId: "root", path: "/root" });
+    sim.start({ workerId: "b", path: "/root/b" });
+    sim.apply({ type: "worker.complete", workerId: "root" });
+    sim.apply({ type: "worker.await_human", workerId: "b", reason: "choice", question: "Which?" });
+    endTurn(sim, "b");
+    const refused = sim.try({
+      type: "worker.await_dependency",
+      workerId: "b",
+      condition: "root",
+      onWorkerIds: ["root"],
+    });
+    expect(refused.error?.code).toBe("WORKER_AWAITING_HUMAN");
+    expect(sim.worker("b").wait?.kind).toBe("human");
+    sim.advance(10 * MINUTE);
+    expect(sim.commandsFor("b")).toHaveLength(1);
+  });
+
+  it("a time-based stall pause does not leave the timer armed in the past", () => {
+    const sim = new Simulation();
+    sim.start();
+    const deadline = sim.worker("w-1").stall.baselineAt + 60 * MINUTE;
+    sim.advance(deadline - 1 - sim.now);
+    expect(sim.worker("w-1").pause).toBeUndefined();
+    sim.now = deadline;
+    const tick = sim.apply({ type: "tick" });
+    expect(sim.worker("w-1").pause?.source).toBe("stall");
+    // The stall clock used to keep running for one more pass, arming the timer at this very instant.
+    expect(tick.effects.at(-1)).toEqual({ kind: "timer", at: null });
   });
 });

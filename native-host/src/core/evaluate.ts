@@ -53,8 +53,10 @@ export function evaluateIntent(
   if (typeof delivery !== "string") return delivery;
 
   // Rule 9: the anti-spam floor, bypassed by an idle conversation (policy), corrective steering and Continue now.
+  // Continue now bypasses it only into an idle conversation: on a generating one it is a resume queued for
+  // after the turn (15.2), so it must not carry a coalesced steerable wake into the turn inside the floor.
   const bypass =
-    intent.corrective || intent.manual || (delivery !== "steer" && policy.idleMayBypassMinSpacing);
+    intent.corrective || (delivery !== "steer" && (intent.manual || policy.idleMayBypassMinSpacing));
   const floorAt =
     !bypass && w.lastSubmittedAt !== undefined ? w.lastSubmittedAt + policy.minContinuationSpacingMs : 0;
   const graceAt = delivery === "steer" ? 0 : intent.notBefore;

@@ -107,16 +107,24 @@ function wakeIdleRunnable(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy):
   addWake(ctx, w, { reason: "recovery", notBefore: c.since + policy.idleGraceMs });
 }
 
+/** True while the bootstrap turn has not been delivered: its intent comes back when the executor proves that. */
+function bootstrapPending(intent: Intent): boolean {
+  return intent.reasons.includes("spawn");
+}
+
 function reasonFor(intent: Intent, delivery: Delivery): AttemptReason {
-  if (delivery === "create") return "initial";
+  if (delivery === "create" || bootstrapPending(intent)) return "initial";
   if (intent.manual) return "manual_resume";
   if (intent.texts.length > 0) return "followup";
+  // Delivered because a person or /root asked (a human answer without text), not by Auto Resume: in
+  // manual mode such a turn must not be recorded, or counted, as automatic.
+  if (intent.explicit) return "manual_resume";
   if (intent.reasons.length === 1 && intent.reasons[0] === "recovery") return "recovery";
   return "auto_resume";
 }
 
 function promptFor(intent: Intent, delivery: Delivery): PromptKind {
-  if (delivery === "create") return "bootstrap";
+  if (delivery === "create" || bootstrapPending(intent)) return "bootstrap";
   if (intent.corrective) return "corrective";
   if (intent.texts.length > 0) return "followup";
   if (intent.reasons.includes("active_keepalive")) return "keepalive";

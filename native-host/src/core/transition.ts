@@ -1,5 +1,5 @@
 // The continuation engine's one entry point: transition(state, input, clock) → { state, effects }. No I/O.
-import { produce } from "immer";
+import { current, type Draft, isDraft, produce } from "immer";
 import { Ctx, type Clock, type Rejection } from "./context.ts";
 import type { Effect } from "./effects.ts";
 import type { Input } from "./inputs.ts";
@@ -8,7 +8,6 @@ import { ackCommand, changeBinding, commandResult, observeConversation } from ".
 import { createRun, pauseAll, resumeAll, setRunDefaultPolicy, stopRun } from "./run-operations.ts";
 import { nextDeadline, settleAll } from "./settle.ts";
 import * as ops from "./worker-lifecycle.ts";
-
 
 export interface TransitionResult {
   readonly state: DomainState;
@@ -21,7 +20,9 @@ export interface TransitionResult {
 
 type Handler = (ctx: Ctx, input: never) => Rejection | void;
 
-const HANDLERS: { readonly [T in Input["type"]]: (ctx: Ctx, input: Extract<Input, { type: T }>) => Rejection | void } = {
+const HANDLERS: {
+  readonly [T in Input["type"]]: (ctx: Ctx, input: Extract<Input, { type: T }>) => Rejection | void;
+} = {
   "run.create": createRun,
   "run.stop": stopRun,
   "run.pause_all": pauseAll,
@@ -53,13 +54,33 @@ const HANDLERS: { readonly [T in Input["type"]]: (ctx: Ctx, input: Extract<Input
 export function transition(state: DomainState, input: Input, clock: Clock): TransitionResult {
   let rejection: Rejection | undefined;
   let ctx: Ctx | undefined;
+  let emitted: Effect[] = [];
+  let reply: TransitionResult["reply"];
   const next = produce(state, (draft) => {
     ctx = new Ctx(draft, clock);
     const handler = HANDLERS[input.type] as Handler;
     rejection = handler(ctx, input as never) ?? undefined;
-    if (!rejection) settleAll(ctx);
+    if (rejection) return;
+    settleAll(ctx);
+    // Must happen inside the recipe: immer revokes every draft when it returns.
+    emitted = ctx.effects.map(detach);
+    reply = ctx.reply && detach(ctx.reply);
   });
   if (rejection || !ctx) return { state, effects: [], ...(rejection ? { error: rejection } : {}) };
-  const effects: Effect[] = [...ctx.effects, { kind: "timer", at: nextDeadline(next, clock.now) }];
-  return { state: next, effects, ...(ctx.reply ? { reply: ctx.reply } : {}) };
+  const effects: Effect[] = [...emitted, { kind: "timer", at: nextDeadline(next, clock.now) }];
+  return { state: next, effects, ...(reply ? { reply } : {}) };
+}
+
+/**
+ * Copies drafts out of an effect. Event data is built from the draft (an attempt snapshot shares the
+ * attempt's `wakeReasons` array), and a draft left inside an effect is a revoked proxy once `produce`
+ * returns: the store could not serialise the event and the shell could not read the command.
+ */
+function detach<T>(value: T): T {
+  if (isDraft(value)) return current<T>(value as Draft<T>);
+  if (Array.isArray(value)) return value.map(detach) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, detach(v)])) as T;
+  }
+  return value;
 }

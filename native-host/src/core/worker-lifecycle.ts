@@ -33,7 +33,10 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
   if (run.status !== "active") return reject("RUN_TERMINAL", `run ${run.id} is ${run.status}`);
   if (ctx.worker(input.workerId)) return reject("CONFLICT", `worker ${input.workerId} already exists`);
   if (!PATH.test(input.path)) {
-    return reject("INVALID_INPUT", `path '${input.path}' must be /root or /root/<name>[/<name>…] in lower case`);
+    return reject(
+      "INVALID_INPUT",
+      `path '${input.path}' must be /root or /root/<name>[/<name>…] in lower case`,
+    );
   }
   const siblings = Object.values(ctx.state.workers).filter((w) => w.runId === run.id);
   if (siblings.some((w) => w.path === input.path)) {
@@ -61,7 +64,13 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
     conversation: { state: "unknown", binding: "none", changes: 0, observedSeq: 0, since: ctx.now },
     attemptCount: 0,
     autoResumes: 0,
-    stall: { noProgressAttempts: 0, progressCursor: 0, baselineAt: ctx.now, clockRunning: false, warned: false },
+    stall: {
+      noProgressAttempts: 0,
+      progressCursor: 0,
+      baselineAt: ctx.now,
+      clockRunning: false,
+      warned: false,
+    },
     inboxSeq: 0,
     inboxReadSeq: 0,
   };
@@ -84,7 +93,8 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
 function wakeRootFor(ctx: Ctx, w: DraftWorker, reason: string): void {
   if (w.path === "/root") return;
   const root = Object.values(ctx.state.workers).find((r) => r.runId === w.runId && r.path === "/root");
-  if (root && root.status === "active") addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
+  if (root && root.status === "active")
+    addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
 }
 
 /** Ends a worker (complete, fail, stop): cancels its pending turn and releases workers waiting on it. */
@@ -95,7 +105,10 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
   w.pause = undefined;
   w.keepaliveAt = undefined;
   if (w.intent) {
-    ctx.emit("execution.cancelled", w.runId, w.id, { why: "worker_ended", wakeReasons: [...w.intent.reasons] });
+    ctx.emit("execution.cancelled", w.runId, w.id, {
+      why: "worker_ended",
+      wakeReasons: [...w.intent.reasons],
+    });
     w.intent = undefined;
   }
   const current = w.current;
@@ -103,7 +116,8 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
     // Spec 21.3: a pending submission is withdrawn; if the executor already sent it, its result is recorded.
     ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: current.commandId });
   }
-  const type = status === "completed" ? "worker.completed" : status === "failed" ? "worker.failed" : "worker.stopped";
+  const type =
+    status === "completed" ? "worker.completed" : status === "failed" ? "worker.failed" : "worker.stopped";
   ctx.emit(type, w.runId, w.id, { why });
   releaseDependents(ctx, w);
   wakeRootFor(ctx, w, `event:${type}`);
@@ -112,7 +126,8 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
 
 function releaseDependents(ctx: Ctx, ended: DraftWorker): void {
   for (const w of Object.values(ctx.state.workers)) {
-    if (w.status !== "active" || w.wait?.kind !== "dependency" || !w.wait.onWorkerIds.includes(ended.id)) continue;
+    if (w.status !== "active" || w.wait?.kind !== "dependency" || !w.wait.onWorkerIds.includes(ended.id))
+      continue;
     const allEnded = w.wait.onWorkerIds.every((id) => ctx.worker(id)?.status !== "active");
     if (allEnded) releaseWait(ctx, w, "dependency", "event:dependency_completed");
   }
@@ -164,9 +179,15 @@ export function awaitHuman(ctx: Ctx, input: Of<"worker.await_human">): Rejection
 export function awaitDependency(ctx: Ctx, input: Of<"worker.await_dependency">): Rejection | void {
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
+  // A worker has one wait. Replacing an open human request would drop the question without anyone
+  // answering it (and release the worker at once if the dependency has already ended): spec 14.1.
+  if (w.wait?.kind === "human") {
+    return reject("WORKER_AWAITING_HUMAN", `worker ${w.path} is waiting for a person: resolve that first`);
+  }
   const on = input.onWorkerIds ?? [];
   const missing = on.find((id) => !ctx.worker(id) || ctx.worker(id)?.runId !== w.runId || id === w.id);
-  if (missing !== undefined) return reject("NOT_FOUND", `dependency ${missing} is not another worker of this run`);
+  if (missing !== undefined)
+    return reject("NOT_FOUND", `dependency ${missing} is not another worker of this run`);
   w.wait = { kind: "dependency", condition: input.condition, onWorkerIds: [...on], requestedAt: ctx.now };
   recordProgress(ctx, w, policyOf(ctx, w), false);
   ctx.emit("worker.awaiting_dependency", w.runId, w.id, { condition: input.condition, onWorkerIds: on });
@@ -179,7 +200,8 @@ export function awaitDependency(ctx: Ctx, input: Of<"worker.await_dependency">):
 export function resolveHuman(ctx: Ctx, input: Of<"human.resolve">): Rejection | void {
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
-  if (w.wait?.kind !== "human") return reject("NOT_AWAITING_HUMAN", `worker ${w.path} is not waiting for a person`);
+  if (w.wait?.kind !== "human")
+    return reject("NOT_AWAITING_HUMAN", `worker ${w.path} is not waiting for a person`);
   releaseWait(ctx, w, "human", "human_resolved", input.answer);
 }
 
@@ -207,7 +229,10 @@ export function resume(ctx: Ctx, input: Of<"worker.resume">): Rejection | void {
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
   if (w.wait?.kind === "human") {
-    return reject("WORKER_AWAITING_HUMAN", `worker ${w.path} needs a person: resolve it (human_resolve) first`);
+    return reject(
+      "WORKER_AWAITING_HUMAN",
+      `worker ${w.path} needs a person: resolve it (human_resolve) first`,
+    );
   }
   if (w.wait?.kind === "dependency") releaseWait(ctx, w, "dependency", "dependency_released");
   clearPause(ctx, w, "resume");
@@ -218,7 +243,10 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   if ("code" in w) return w;
   if (w.wait && !input.overrideWait) {
     const code = w.wait.kind === "human" ? "WORKER_AWAITING_HUMAN" : "WORKER_AWAITING_DEPENDENCY";
-    return reject(code, `worker ${w.path} is ${code === "WORKER_AWAITING_HUMAN" ? "waiting for a person" : "waiting for a dependency"}; resolve it or ask to override`);
+    return reject(
+      code,
+      `worker ${w.path} is ${code === "WORKER_AWAITING_HUMAN" ? "waiting for a person" : "waiting for a dependency"}; resolve it or ask to override`,
+    );
   }
   if (w.pause && !input.clearPause) {
     return reject("WORKER_PAUSED", `worker ${w.path} is paused; ask to clear the pause to continue`);
@@ -228,7 +256,8 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
     ctx.emit("worker.resumed", w.runId, w.id, { released: "override", by: "continue_now" });
   }
   clearPause(ctx, w, "continue_now");
-  const coalesced = w.intent !== undefined || w.current?.state === "scheduled";
+  // Another Continue now is already queued, or a submission is in flight: this click adds nothing (8.3.6).
+  const coalesced = w.intent?.manual === true || w.current?.state === "scheduled";
   // While generating this queues one resume for after the turn (spec 15.2); the UI shows it as Resuming.
   addWake(ctx, w, { reason: "continue_now", explicit: true, manual: true });
   ctx.reply = { coalesced, afterCurrentTurn: w.conversation.state === "generating" };
@@ -250,7 +279,13 @@ export function steer(ctx: Ctx, input: Of<"worker.steer">): Rejection | void {
     return;
   }
   w.lastCorrectiveKey = key;
-  addWake(ctx, w, { reason: "corrective", explicit: true, corrective: true, allowSteer: true, text: input.text });
+  addWake(ctx, w, {
+    reason: "corrective",
+    explicit: true,
+    corrective: true,
+    allowSteer: true,
+    text: input.text,
+  });
   ctx.reply = { deduplicated: false };
 }
 
@@ -275,9 +310,11 @@ export function setWorkerPolicy(ctx: Ctx, input: Of<"worker.set_policy">): Rejec
 export function sendMessage(ctx: Ctx, input: Of<"message.send">): Rejection | void {
   const to = ctx.worker(input.toWorkerId);
   if (!to) return reject("NOT_FOUND", `no worker ${input.toWorkerId}`);
-  if (ctx.state.unread[input.messageId]) return reject("CONFLICT", `message ${input.messageId} already exists`);
+  if (ctx.state.unread[input.messageId])
+    return reject("CONFLICT", `message ${input.messageId} already exists`);
   const sender = typeof input.from === "object" ? ctx.worker(input.from.workerId) : undefined;
-  if (typeof input.from === "object" && !sender) return reject("NOT_FOUND", `no worker ${input.from.workerId}`);
+  if (typeof input.from === "object" && !sender)
+    return reject("NOT_FOUND", `no worker ${input.from.workerId}`);
   // Delivered to the inbox even if the recipient ended, so nothing sent is ever lost.
   to.inboxSeq += 1;
   const from = sender ? sender.id : typeof input.from === "string" ? input.from : "system";
@@ -298,7 +335,8 @@ export function sendMessage(ctx: Ctx, input: Of<"message.send">): Rejection | vo
 export function readMessages(ctx: Ctx, input: Of<"message.read">): Rejection | void {
   const w = ctx.worker(input.workerId);
   if (!w) return reject("NOT_FOUND", `no worker ${input.workerId}`);
-  if (input.upToSeq > w.inboxSeq) return reject("INVALID_INPUT", `inbox of ${w.path} has no message ${input.upToSeq}`);
+  if (input.upToSeq > w.inboxSeq)
+    return reject("INVALID_INPUT", `inbox of ${w.path} has no message ${input.upToSeq}`);
   if (input.upToSeq <= w.inboxReadSeq) return;
   w.inboxReadSeq = input.upToSeq;
   for (const m of Object.values(ctx.state.unread)) {
@@ -306,4 +344,3 @@ export function readMessages(ctx: Ctx, input: Of<"message.read">): Rejection | v
   }
   ctx.emit("message.read", w.runId, w.id, { upToSeq: input.upToSeq });
 }
-
