@@ -103,8 +103,13 @@ export class ExecutorHub implements CommandSink {
     const live = [...this.sessions].filter((s) => s.executorId !== undefined);
     const owner = this.owners.get(command.workerId);
     if (owner !== undefined) return live.find((s) => s.executorId === owner);
-    // A new conversation can be opened by any executor; the first connected one takes it.
-    return command.type === "conversation.create" ? live[0] : undefined;
+    if (command.type !== "conversation.create") return undefined;
+    // A new conversation can be opened by any executor: spread them over browsers, fewest bound workers first.
+    const load = (s: Session) => [...this.owners.values()].filter((id) => id === s.executorId).length;
+    return live.reduce<Session | undefined>(
+      (best, s) => (best === undefined || load(s) < load(best) ? s : best),
+      undefined,
+    );
   }
 
   private sendCommand(session: Session, command: ExecutorCommand): void {

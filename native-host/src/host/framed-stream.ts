@@ -37,6 +37,8 @@ export function framedStream(
     input.on("error", (e) => resolve(`input error: ${e.message}`));
   });
   output.on("error", (e) => log.warn(`${label}: output error: ${e.message}`));
+  // A relay that handed this input over paused it; a 'data' listener alone does not restart a paused stream.
+  input.resume();
   return {
     send(message) {
       output.write(encodeFrame(message));
