@@ -1,0 +1,228 @@
+// The operations layer as MCP tools: one McpServer per session, every OperationDef registered as a tool, calls
+// dispatched through invoke() so validation and refusals come back as `isError` results with a stable code.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { z } from "zod";
+import type { StoredEvent } from "../store/domain-repository.ts";
+import type { EventFilter, OperationResult, OperationsContext } from "../operations/context.ts";
+import { invoke, type OperationDef } from "../operations/registry.ts";
+
+export interface McpLogger {
+  warn(msg: string): void;
+  info(msg: string): void;
+}
+
+export const SERVER_INFO = { name: "chatgpt-orchestrator", version: "0.1.0" } as const;
+
+const INSTRUCTIONS =
+  "Durable ChatGPT workers that keep going across turns. Create a run (run_create), spawn workers " +
+  "(worker_spawn), report progress (worker_progress) and end them explicitly (worker_complete / worker_fail). " +
+  "Follow changes with events_list / events_wait and pass the returned cursor to the next call.";
+
+export interface ToolCalls {
+  /** Tool calls in progress (all sessions). */
+  inflight: number;
+}
+
+/** A cancelled call's result is never sent (the SDK drops it); this only ends the operation's wait early. */
+class CallCancelled extends Error {
+  readonly code = "CANCELLED";
+}
+
+/** What every session of one server shares: the operations, their schemas, the validator, the event-read cache. */
+export interface ToolTable {
+  readonly operations: ReadonlyMap<string, OperationDef>;
+  /** Per operation, its input as the strict object invoke() parses with, so tools/list says additionalProperties: false. */
+  readonly schemas: ReadonlyMap<string, z.ZodObject>;
+  /** The SDK builds an Ajv instance per Server unless given one (~3 ms per session); ours never validates anyway. */
+  readonly validator: AjvJsonSchemaValidator;
+  readonly events: EventReads;
+}
+
+/** Built once per server; every session registers the same schemas. */
+export function toolTable(operations: ReadonlyMap<string, OperationDef>): ToolTable {
+  return {
+    operations,
+    schemas: new Map([...operations.values()].map((op) => [op.name, z.strictObject(op.input)])),
+    validator: new AjvJsonSchemaValidator(),
+    events: new EventReads(),
+  };
+}
+
+/**
+ * One event write wakes every parked events_wait at once, and they mostly ask the same question (same cursor, limit
+ * and filter). The first answer is shared with the others woken in the same turn of the event loop, keyed on the
+ * newest event sequence too, so a cached page can never hide a newer event. Cleared on the next turn.
+ */
+export class EventReads {
+  private readonly pages = new Map<string, StoredEvent[]>();
+  private clearScheduled = false;
+
+  read(ctx: OperationsContext, cursor: number, limit: number, filter: EventFilter): StoredEvent[] {
+    const key = `${ctx.lastEventSeq()}|${cursor}|${limit}|${filter.runId ?? ""}|${filter.workerId ?? ""}`;
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      page = ctx.eventsAfter(cursor, limit, filter);
+      this.pages.set(key, page);
+      if (!this.clearScheduled) {
+        this.clearScheduled = true;
+        setImmediate(() => {
+          this.pages.clear();
+          this.clearScheduled = false;
+        });
+      }
+    }
+    return page;
+  }
+}
+
+/**
+ * One HTTP request carrying JSON-RPC requests. If its connection drops before the answer is written, waits of those
+ * calls end. Abort signals are made only for calls that actually wait, so ordinary calls pay nothing for it.
+ */
+export class HttpScope {
+  private gone = false;
+  private controllers: AbortController[] | undefined;
+
+  get dropped(): boolean {
+    return this.gone;
+  }
+
+  drop(): void {
+    this.gone = true;
+    for (const c of this.controllers ?? []) c.abort();
+    this.controllers = undefined;
+  }
+
+  signal(): AbortSignal {
+    if (this.gone) return AbortSignal.abort();
+    const controller = new AbortController();
+    (this.controllers ??= []).push(controller);
+    return controller.signal;
+  }
+}
+
+/** Builds the McpServer of one session. `scopeOf` gives the HTTP request that carried a JSON-RPC request id. */
+export function createSessionServer(
+  backend: OperationsContext,
+  table: ToolTable,
+  log: McpLogger,
+  calls: ToolCalls,
+  scopeOf: (requestId: string | number) => HttpScope | undefined,
+): McpServer {
+  const { operations } = table;
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: table.validator,
+  });
+  for (const op of operations.values()) {
+    // The SDK turns the zod input into the JSON Schema of tools/list and passes the annotations through untouched.
+    // Calls do not reach this callback (tools/call is routed to invoke() below); it behaves the same if one did.
+    server.registerTool(
+      op.name,
+      {
+        title: op.title,
+        description: op.description,
+        inputSchema: table.schemas.get(op.name)!,
+        annotations: { ...op.annotations },
+      },
+      (args: unknown, extra) => callTool(backend, table, log, calls, op.name, args, extra.signal, undefined),
+    );
+  }
+  // tools/call goes straight to invoke(): one strict parse (an unknown or misspelt argument is refused, where the SDK
+  // would silently strip it) and every failure as `CODE: message`, including INVALID_INPUT and an unknown tool name.
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(
+      backend,
+      table,
+      log,
+      calls,
+      request.params.name,
+      request.params.arguments,
+      extra.signal,
+      scopeOf(extra.requestId),
+    ),
+  );
+  return server;
+}
+
+async function callTool(
+  backend: OperationsContext,
+  table: ToolTable,
+  log: McpLogger,
+  calls: ToolCalls,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+  http: HttpScope | undefined,
+): Promise<CallToolResult> {
+  calls.inflight += 1;
+  try {
+    return toToolResult(
+      await invoke(table.operations, name, args, callContext(backend, table.events, signal, http)),
+    );
+  } catch (error) {
+    if (error instanceof CallCancelled)
+      return toToolResult({ ok: false, error: { code: error.code, message: "" } });
+    log.warn(
+      `mcp: tool ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return toToolResult({
+      ok: false,
+      error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) },
+    });
+  } finally {
+    calls.inflight -= 1;
+  }
+}
+
+/** Success: the value as JSON text and as structured content. Failure: `isError` with `CODE: message`. */
+export function toToolResult(result: OperationResult): CallToolResult {
+  if (result.ok) {
+    return {
+      content: [{ type: "text", text: JSON.stringify(result.value) }],
+      structuredContent: result.value,
+    };
+  }
+  const { code, message } = result.error;
+  return {
+    content: [{ type: "text", text: message ? `${code}: ${message}` : code }],
+    structuredContent: { error: { code, message } },
+    isError: true,
+  };
+}
+
+/**
+ * The backend seen by one call: identical, except that waiting for events also ends when the caller goes away
+ * (MCP cancellation, session closed, HTTP connection dropped). The wait then rejects, which ends an events_wait loop
+ * at once instead of letting it spin until its deadline. Signals are combined only if the call actually waits.
+ * Event reads go through the shared per-turn cache.
+ */
+function callContext(
+  ctx: OperationsContext,
+  events: EventReads,
+  signal: AbortSignal,
+  http: HttpScope | undefined,
+): OperationsContext {
+  const gone = () => signal.aborted || http?.dropped === true;
+  return {
+    get state() {
+      return ctx.state;
+    },
+    apply: (input) => ctx.apply(input),
+    newId: () => ctx.newId(),
+    now: () => ctx.now(),
+    lastEventSeq: () => ctx.lastEventSeq(),
+    eventsAfter: (cursor, limit, filter) => events.read(ctx, cursor, limit, filter),
+    waitForEvent: async (cursor, timeoutMs, own) => {
+      if (gone()) throw new CallCancelled("call cancelled");
+      const all = [signal, ...(http ? [http.signal()] : []), ...(own ? [own] : [])];
+      await ctx.waitForEvent(cursor, timeoutMs, all.length === 1 ? signal : AbortSignal.any(all));
+      if (gone()) throw new CallCancelled("call cancelled");
+    },
+    attempts: (workerId) => ctx.attempts(workerId),
+    inbox: (workerId, afterSeq) => ctx.inbox(workerId, afterSeq),
+  };
+}
