@@ -31,7 +31,12 @@ export class Ctx {
     return this.clock.now;
   }
 
-  emit(type: EventType, runId: string, workerId: string | undefined, data: Record<string, unknown> = {}): void {
+  emit(
+    type: EventType,
+    runId: string,
+    workerId: string | undefined,
+    data: Record<string, unknown> = {},
+  ): void {
     const event: DomainEvent = { type, at: this.now, runId, ...(workerId ? { workerId } : {}), data };
     this.effects.push({ kind: "event", event });
   }

@@ -70,14 +70,7 @@ export interface Pause {
 
 export type AttemptReason = "initial" | "auto_resume" | "manual_resume" | "followup" | "recovery";
 export type AttemptState =
-  | "scheduled"
-  | "submitted"
-  | "generating"
-  | "idle"
-  | "completed"
-  | "blocked"
-  | "failed"
-  | "cancelled";
+  "scheduled" | "submitted" | "generating" | "idle" | "completed" | "blocked" | "failed" | "cancelled";
 
 /** How the executor delivers the turn: open a new chat, send when idle, or steer a generating turn. */
 export type Delivery = "create" | "send" | "steer";

@@ -83,12 +83,28 @@ function onState(
       if (errorCode === MESSAGE_DELIVERY_TIMEOUT) {
         // Spec 22.3.1: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.
         if (live && attempt.state !== "scheduled") {
-          endAttempt(ctx, w, "failed", { outcome: "delivery_timeout", errorCode, countProgress: true }, policy);
+          endAttempt(
+            ctx,
+            w,
+            "failed",
+            { outcome: "delivery_timeout", errorCode, countProgress: true },
+            policy,
+          );
         }
         withdrawWake(w, "idle");
-        addWake(ctx, w, { reason: "delivery_timeout", afterDeliveryTimeout: true, notBefore: ctx.now + policy.idleGraceMs });
+        addWake(ctx, w, {
+          reason: "delivery_timeout",
+          afterDeliveryTimeout: true,
+          notBefore: ctx.now + policy.idleGraceMs,
+        });
       } else if (live && attempt.state !== "scheduled") {
-        endAttempt(ctx, w, "failed", { outcome: "product_error", ...(errorCode ? { errorCode } : {}), countProgress: true }, policy);
+        endAttempt(
+          ctx,
+          w,
+          "failed",
+          { outcome: "product_error", ...(errorCode ? { errorCode } : {}), countProgress: true },
+          policy,
+        );
       }
       ctx.emit("execution.error", w.runId, w.id, { errorCode: errorCode ?? null });
       return;
@@ -116,7 +132,8 @@ export function changeBinding(ctx: Ctx, input: Of<"binding.changed">): Rejection
 function commandAttempt(ctx: Ctx, workerId: string, commandId: string): DraftWorker | Rejection {
   const w = known(ctx, workerId);
   if ("code" in w) return w;
-  if (w.current?.commandId !== commandId) return reject("UNKNOWN_COMMAND", `command ${commandId} is not current for ${w.path}`);
+  if (w.current?.commandId !== commandId)
+    return reject("UNKNOWN_COMMAND", `command ${commandId} is not current for ${w.path}`);
   return w;
 }
 
@@ -140,7 +157,12 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
   if (NOT_DELIVERED.has(code)) {
     // Proven not delivered: keep the wish to continue, but wait for the conversation to change first
     // (a steering refusal waits for idle; a closed tab for a new binding) instead of spinning.
-    endAttempt(ctx, w, "cancelled", { outcome: "not_delivered", errorCode: code, ...(detail ? { detail } : {}), countProgress: false });
+    endAttempt(ctx, w, "cancelled", {
+      outcome: "not_delivered",
+      errorCode: code,
+      ...(detail ? { detail } : {}),
+      countProgress: false,
+    });
     if (attempt.intent && w.status === "active") {
       w.intent = {
         ...attempt.intent,
@@ -153,7 +175,12 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
     return;
   }
   // Ambiguous delivery or a changed UI: never resend; pause and surface it (spec 22.1, 22.2).
-  endAttempt(ctx, w, "failed", { outcome: "delivery_failed", errorCode: code, ...(detail ? { detail } : {}), countProgress: false });
+  endAttempt(ctx, w, "failed", {
+    outcome: "delivery_failed",
+    errorCode: code,
+    ...(detail ? { detail } : {}),
+    countProgress: false,
+  });
   if (w.status === "active") {
     w.pause = { source: "error", reason: detail ?? code, at: ctx.now, errorCode: code };
     ctx.emit("execution.paused", w.runId, w.id, { source: "error", errorCode: code });
@@ -169,7 +196,12 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
     c.binding = "bound";
     c.changes += 1;
   }
-  updateAttempt(ctx, w, { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes }, "execution.submitted");
+  updateAttempt(
+    ctx,
+    w,
+    { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes },
+    "execution.submitted",
+  );
   w.lastSubmittedAt = ctx.now;
   if (attempt.reason === "auto_resume") w.autoResumes += 1;
   if (attempt.reason !== "initial") {
