@@ -1,6 +1,6 @@
 // Request checks of the loopback MCP endpoint, in the order they run before any body byte is read (architecture §6,
 // research/reliability.md §1): Host (DNS rebinding) → Origin (browsers) → route → token → body size.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -68,17 +68,21 @@ export function matchRoute(rawUrl: string | undefined): Route | undefined {
   return { pathToken: token };
 }
 
-/** Compares tokens in constant time: both sides are hashed to equal-length digests first, so length leaks nothing. */
+/**
+ * Compares tokens in constant time (`timingSafeEqual` on equal-length buffers). A candidate of another length is
+ * refused without comparing: that reveals only the token's length, which is no secret (64 hex digits).
+ */
 export class TokenCheck {
   private readonly expected: Buffer;
 
   constructor(token: string) {
     if (token.length < 16) throw new Error("MCP token must be at least 16 characters");
-    this.expected = digest(token);
+    this.expected = Buffer.from(token, "utf8");
   }
 
   matches(candidate: string): boolean {
-    return timingSafeEqual(digest(candidate), this.expected);
+    const given = Buffer.from(candidate, "utf8");
+    return given.length === this.expected.length && timingSafeEqual(given, this.expected);
   }
 
   /** Every token the request presents (Bearer header, path) must be right, and there must be at least one. */
@@ -102,10 +106,6 @@ export class TokenCheck {
       headers: { "WWW-Authenticate": 'Bearer realm="chatgpt-orchestrator"' },
     };
   }
-}
-
-function digest(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
 }
 
 function safeDecode(value: string): string {
