@@ -25,7 +25,7 @@ export interface Connection {
 
 export type PromptRenderer = (
   command: ExecutorCommand,
-  ctx: { worker: Worker; run: Run },
+  ctx: { worker: Worker; run: Run; rootWorker?: Worker },
 ) => { promptId: string; text: string };
 
 export interface HubOptions {
@@ -116,7 +116,10 @@ export class ExecutorHub implements CommandSink {
     const worker = this.opts.backend.state.workers[command.workerId];
     const run = worker ? this.opts.backend.state.runs[worker.runId] : undefined;
     if (!worker || !run) return;
-    const prompt = this.opts.renderPrompt(command, { worker, run });
+    const root = Object.values(this.opts.backend.state.workers).find(
+      (r) => r.runId === run.id && r.path === "/root",
+    );
+    const prompt = this.opts.renderPrompt(command, { worker, run, ...(root ? { rootWorker: root } : {}) });
     if (session.executorId) this.owners.set(command.workerId, session.executorId);
     session.conn.send({
       kind: "command",

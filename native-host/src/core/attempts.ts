@@ -2,18 +2,13 @@
 import { castDraft } from "immer";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
-import type { CommandType } from "./effects.ts";
+import { promptIdFor } from "../prompts/render.ts";
+import { COMMAND_TYPES, commandFor } from "./commands.ts";
 import type { EventType } from "./events.ts";
 import type { Attempt, AttemptReason, AttemptState, Delivery, Intent, PromptKind } from "./model.ts";
 
 /** How long the executor has to get a submission done before it must report a failure code instead. */
 export const COMMAND_DEADLINE_MS = 120_000;
-
-const COMMAND_TYPES: Record<Delivery, CommandType> = {
-  create: "conversation.create",
-  send: "conversation.send",
-  steer: "conversation.steer",
-};
 
 export interface AttemptPlan {
   readonly reason: AttemptReason;
@@ -36,6 +31,22 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
   }
   const seq = w.attemptCount + 1;
   const id = `${w.id}:${seq}`;
+  const run = ctx.run(w.runId);
+  const root = Object.values(ctx.state.workers).find((r) => r.runId === w.runId && r.path === "/root");
+  // The template version is decided here and stored, so the attempt records exactly what was sent.
+  const promptId = run
+    ? promptIdFor(
+        {
+          kind: plan.promptKind,
+          workerPath: w.path,
+          attemptSeq: seq,
+          reason: plan.reason,
+          wakeReasons: plan.intent.reasons,
+          texts: [],
+        },
+        { worker: w, run, ...(root ? { rootWorker: root } : {}) },
+      )
+    : plan.promptKind;
   const attempt: Attempt = {
     id,
     runId: w.runId,
@@ -46,6 +57,7 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
     state: "scheduled",
     delivery: plan.delivery,
     promptKind: plan.promptKind,
+    promptId,
     wakeReasons: [...plan.intent.reasons],
     commandId: `${id}:cmd`,
     idempotencyKey: `${COMMAND_TYPES[plan.delivery]}:${id}`,
@@ -65,27 +77,7 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
       wakeReasons: attempt.wakeReasons,
     });
   }
-  ctx.effects.push({
-    kind: "command",
-    command: {
-      type: COMMAND_TYPES[plan.delivery],
-      commandId: attempt.commandId,
-      idempotencyKey: attempt.idempotencyKey,
-      executionId: id,
-      runId: w.runId,
-      workerId: w.id,
-      ...(w.conversation.url ? { conversationUrl: w.conversation.url } : {}),
-      deadlineAt: attempt.deadlineAt,
-      prompt: {
-        kind: plan.promptKind,
-        workerPath: w.path,
-        attemptSeq: seq,
-        reason: plan.reason,
-        wakeReasons: attempt.wakeReasons,
-        texts: plan.intent.texts,
-      },
-    },
-  });
+  ctx.effects.push({ kind: "command", command: commandFor(w, attempt) });
 }
 
 export function isEnded(state: AttemptState): boolean {

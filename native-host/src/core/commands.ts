@@ -20,6 +20,7 @@ export function commandFor(w: Worker, attempt: Attempt): ExecutorCommand {
     deadlineAt: attempt.deadlineAt,
     prompt: {
       kind: attempt.promptKind,
+      promptId: attempt.promptId,
       workerPath: w.path,
       attemptSeq: attempt.seq,
       reason: attempt.reason,

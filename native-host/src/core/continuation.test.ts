@@ -537,11 +537,40 @@ describe("regressions from the property tests", () => {
     sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "news" });
     sim.result("w-1");
     sim.observe("w-1", "generating");
-    // Queued for after the turn (spec 15.2), so nothing is steered into it before the 15 min floor.
-    sim.advance(15 * MINUTE - 1);
+    // Queued for after the turn (spec 15.2): nothing is steered into it, not even after the 15 min floor,
+    // so the person's Continue now is not used up inside the turn it was meant to follow.
+    sim.advance(20 * MINUTE);
     expect(sim.commandsFor("w-1")).toHaveLength(1);
-    sim.advance(1);
-    expect(sim.commandsFor("w-1")[1]?.type).toBe("conversation.steer");
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    expect(sim.commandsFor("w-1")[1]).toMatchObject({
+      type: "conversation.send",
+      prompt: { reason: "manual_resume" },
+    });
+  });
+
+  it("a turn so short that generating was never reported still ends on the next idle report", () => {
+    const sim = new Simulation();
+    sim.start();
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    sim.result("w-1");
+    // idle → (submitted) → idle: the executor never saw generating.
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(3);
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(3);
+  });
+
+  it("records the versioned prompt template on the attempt and in its command", () => {
+    const sim = new Simulation();
+    sim.start();
+    expect(sim.worker("w-1").current?.promptId).toBe("bootstrap@1");
+    endTurn(sim);
+    expect(sim.worker("w-1").current?.promptId).toBe("resume@1");
+    expect(sim.commandsFor("w-1")[1]?.prompt.promptId).toBe("resume@1");
   });
 
   it("Continue now after the turn still bypasses the floor when the conversation is idle", () => {

@@ -6,6 +6,8 @@ export type CommandType = "conversation.create" | "conversation.send" | "convers
 
 export interface PromptRequest {
   readonly kind: PromptKind;
+  /** Versioned template id chosen when the attempt was scheduled (stored on the attempt). */
+  readonly promptId?: string;
   readonly workerPath: string;
   readonly attemptSeq: number;
   readonly reason: AttemptReason;

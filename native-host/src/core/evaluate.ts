@@ -74,7 +74,11 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
     case "ready":
       return "send";
     case "generating":
-      return intent.allowSteer ? "steer" : { kind: "hold", why: "conversation_busy" };
+      // Continue now means "after this turn" (15.2): a steerable wake must not use it up inside the turn,
+      // unless the correction itself is urgent.
+      return intent.allowSteer && (!intent.manual || intent.corrective)
+        ? "steer"
+        : { kind: "hold", why: "conversation_busy" };
     case "error":
       // Only a delivery timeout is answered with a fresh turn; other product errors are boundaries (22.3).
       return intent.afterDeliveryTimeout && c.errorCode === MESSAGE_DELIVERY_TIMEOUT

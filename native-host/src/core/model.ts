@@ -115,6 +115,8 @@ export interface Attempt {
   readonly state: AttemptState;
   readonly delivery: Delivery;
   readonly promptKind: PromptKind;
+  /** Versioned prompt template, e.g. `resume@1`. */
+  readonly promptId: string;
   readonly wakeReasons: readonly string[];
   readonly commandId: string;
   readonly idempotencyKey: string;
@@ -127,6 +129,8 @@ export interface Attempt {
   readonly terminalAt?: number;
   /** The conversation's `changes` counter when the submission was confirmed. */
   readonly submittedAtChange?: number;
+  /** The last observation sequence applied when the submission was confirmed. */
+  readonly submittedAtSeq?: number;
   readonly progressSeen: boolean;
   readonly outcome?: string;
   readonly errorCode?: string;

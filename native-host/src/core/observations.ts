@@ -29,10 +29,14 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if ("code" in w) return w;
   const c = w.conversation;
   if (input.seq <= c.observedSeq) return; // stale or replayed report
+  const seqAtSubmission = w.current?.state === "submitted" ? w.current.submittedAtSeq : undefined;
   c.observedSeq = input.seq;
   if (input.url !== undefined) c.url = input.url;
   const sameState = c.state === input.state && (c.errorCode ?? null) === (input.errorCode ?? null);
-  if (sameState) return; // duplicate report: one transition, one reaction
+  // A duplicate report gets no reaction, except the first one after our submission: a turn so short that
+  // generating was never seen still ended, and waiting for a change that already happened would stall.
+  const firstAfterSubmission = seqAtSubmission !== undefined && input.seq > seqAtSubmission;
+  if (sameState && !firstAfterSubmission) return;
   const previous = c.state;
   c.state = input.state;
   c.changes += 1;
@@ -199,7 +203,7 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
   updateAttempt(
     ctx,
     w,
-    { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes },
+    { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes, submittedAtSeq: c.observedSeq },
     "execution.submitted",
   );
   w.lastSubmittedAt = ctx.now;

@@ -11,7 +11,7 @@ import * as ops from "./worker-lifecycle.ts";
 
 export interface TransitionResult {
   readonly state: DomainState;
-  /** Events first (in order), then commands, cancellations and the timer to arm. */
+  /** Events, commands and cancellations in the order they were decided; the timer to arm comes last. */
   readonly effects: readonly Effect[];
   readonly reply?: Readonly<Record<string, unknown>>;
   /** An expected refusal (unknown worker, terminal worker…): state and effects are unchanged. */

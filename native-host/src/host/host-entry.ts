@@ -4,7 +4,7 @@ import type { PromptRenderer } from "../bridge/executor-hub.ts";
 import { startMcpServer } from "../mcp/mcp-server.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
-import { renderPrompt } from "../prompts/render.ts";
+import { PROMPT_IDS, type PromptId, renderPrompt, renderTemplate } from "../prompts/render.ts";
 import { resolveDataDir } from "../store/data-dir.ts";
 import type { StoreFaultPoint, StoreLogger } from "../store/store-types.ts";
 import { fileLogger } from "./file-logger.ts";
@@ -12,8 +12,13 @@ import type { McpHandle, OwnerOptions } from "./owner.ts";
 
 export const HOST_VERSION = "0.1.0";
 
-const render: PromptRenderer = (command, { worker, run }) => {
-  return renderPrompt(command.prompt, { worker, run });
+/** Renders the template version the core chose and stored on the attempt, so the record matches the text. */
+const render: PromptRenderer = (command, ctx) => {
+  const id = command.prompt.promptId;
+  if (id !== undefined && (PROMPT_IDS as readonly string[]).includes(id)) {
+    return { promptId: id, text: renderTemplate(id as PromptId, command.prompt, ctx) };
+  }
+  return renderPrompt(command.prompt, ctx);
 };
 
 /** Builds owner options from the environment: ORCHESTRATOR_HOME, ORCHESTRATOR_MCP_PORT, ORCHESTRATOR_FAULT. */
