@@ -56,16 +56,19 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
     res.end();
     return;
   }
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   if (!(headers["content-type"] ?? "").startsWith("text/event-stream")) {
-    const text = await response.text();
-    headers["content-length"] = String(Buffer.byteLength(text));
+    // A JSON answer is one UTF-8 chunk already: pass the bytes on instead of decoding and re-encoding them.
+    const chunks: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    headers["content-length"] = String(body.byteLength);
     res.writeHead(response.status, headers);
-    res.end(text);
+    res.end(body);
     return;
   }
   res.writeHead(response.status, headers);
   res.flushHeaders();
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const onClose = () => {
     reader.cancel().catch(() => undefined);
   };
