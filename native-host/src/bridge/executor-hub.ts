@@ -186,6 +186,7 @@ export class ExecutorHub implements CommandSink {
           seq: m.seq,
           ...(m.errorCode ? { errorCode: m.errorCode } : {}),
           ...(m.url ? { url: m.url } : {}),
+          ...(m.continuationStatus ? { continuationStatus: m.continuationStatus } : {}),
         });
         if (m.state === "generating") faultPoint("generating-applied");
         if (m.state === "idle") faultPoint("idle-applied");

@@ -617,3 +617,22 @@ describe("regressions from the property tests", () => {
     expect(tick.effects.at(-1)).toEqual({ kind: "timer", at: null });
   });
 });
+
+describe("continuation-state block signal (spec 27.3)", () => {
+  it("records the reported status without letting it end, block or resume the worker", () => {
+    const sim = new Simulation();
+    sim.start();
+    sim.apply({
+      type: "conversation.observed",
+      workerId: "w-1",
+      state: "idle",
+      seq: 100,
+      continuationStatus: "complete",
+    });
+    expect(sim.worker("w-1").conversation.reportedStatus).toBe("complete");
+    expect(sim.worker("w-1").status).toBe("active");
+    sim.advance(3 * SECOND);
+    // Durable state stays authoritative: the worker did not call worker_complete, so it resumes.
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+  });
+});

@@ -91,6 +91,8 @@ export type Input =
       readonly seq: number;
       readonly errorCode?: string;
       readonly url?: string;
+      /** `status:` of the newest continuation-state block (spec 27.3): recorded as a signal, never authority. */
+      readonly continuationStatus?: "working" | "complete" | "blocked";
     }
   | {
       readonly type: "binding.changed";

@@ -38,6 +38,8 @@ export interface Conversation {
   readonly since: number;
   readonly errorCode?: string;
   readonly url?: string;
+  /** Last `status:` the agent's continuation-state block reported; shown to people, decides nothing here. */
+  readonly reportedStatus?: "working" | "complete" | "blocked";
 }
 
 export interface HumanWait {

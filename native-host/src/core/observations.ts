@@ -32,6 +32,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   const seqAtSubmission = w.current?.state === "submitted" ? w.current.submittedAtSeq : undefined;
   c.observedSeq = input.seq;
   if (input.url !== undefined) c.url = input.url;
+  if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
   const sameState = c.state === input.state && (c.errorCode ?? null) === (input.errorCode ?? null);
   // A duplicate report gets no reaction, except the first one after our submission: a turn so short that
   // generating was never seen still ended, and waiting for a change that already happened would stall.

@@ -53,7 +53,13 @@ export interface WorkerView {
   readonly lastProgressAt: number | null;
   readonly noProgressAttempts: number;
   readonly stallWarning: boolean;
-  readonly conversation: { readonly state: string; readonly binding: string; readonly url: string | null };
+  readonly conversation: {
+    readonly state: string;
+    readonly binding: string;
+    readonly url: string | null;
+    /** The agent's own last `status:` line (spec 27.3): a signal only; the worker's state is authoritative. */
+    readonly reportedStatus: string | null;
+  };
   readonly wait: Worker["wait"] | null;
   readonly pause: Worker["pause"] | null;
   readonly pendingContinuation: { readonly reasons: readonly string[]; readonly since: number } | null;
@@ -86,6 +92,7 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
       state: w.conversation.state,
       binding: w.conversation.binding,
       url: w.conversation.url ?? null,
+      reportedStatus: w.conversation.reportedStatus ?? null,
     },
     wait: w.wait ?? null,
     pause: w.pause ?? null,
