@@ -4,6 +4,10 @@ import { type OperationDef, operationMap } from "./registry.ts";
 import { RUN_OPERATIONS } from "./run-operations.ts";
 import { WORKER_OPERATIONS } from "./worker-operations.ts";
 
-export const ALL_OPERATIONS: readonly OperationDef[] = [...RUN_OPERATIONS, ...WORKER_OPERATIONS, ...MESSAGE_OPERATIONS];
+export const ALL_OPERATIONS: readonly OperationDef[] = [
+  ...RUN_OPERATIONS,
+  ...WORKER_OPERATIONS,
+  ...MESSAGE_OPERATIONS,
+];
 
 export const OPERATIONS = operationMap(ALL_OPERATIONS);
