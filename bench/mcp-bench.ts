@@ -6,7 +6,8 @@
 //     until all 200 waiters have their answer, median of several rounds. Target ≤ 20 ms.
 // Context printed with the figures: the load average (other work on the machine inflates everything) and the
 // fdatasync latency of the data directory's disk, the floor under every write (architecture §5: durable before reply).
-// Environment: MCP_BENCH_WORKERS (default 10), MCP_BENCH_DIR (data dir parent, default the OS temp dir),
+// Environment: MCP_BENCH_WORKERS (default 10), MCP_BENCH_RATE (calls/s, default 200), MCP_BENCH_DIR (data dir parent,
+// default the OS temp dir), MCP_BENCH_WAKE_ROUNDS (default 7),
 // MCP_BENCH_ONLY=latency|wake, MCP_BENCH_PROFILE=<dir> (CPU profile of the host process).
 // The last line printed is one JSON object with the figures.
 import { type ChildProcess, fork } from "node:child_process";
@@ -23,7 +24,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 const SESSIONS = 50;
 const WORKERS = Number(process.env.MCP_BENCH_WORKERS ?? 10);
-const RATE = 200;
+const RATE = Number(process.env.MCP_BENCH_RATE ?? 200);
 const DURATION_MS = 10_000;
 const WARMUP_MS = 1_000;
 const WAITERS = 200;
@@ -368,6 +369,7 @@ async function main(): Promise<void> {
     JSON.stringify({
       ...figures,
       workers: WORKERS,
+      rate: RATE,
       loadAvg1m: Number(load[0]),
       fsyncP50Ms: round2(floor.p50),
       fsyncP99Ms: round2(floor.p99),
