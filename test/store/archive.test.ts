@@ -37,10 +37,10 @@ describe("event archive", () => {
 
   async function commit(s: DurableStore, from: number, to: number): Promise<void> {
     await s.write((tx) => tx.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('n', '0'), ('s', '0')"));
-    // Batched: 50 transactions per write keeps the test quick; each one still moves its counters.
-    for (let i = from; i <= to; i += 50) {
+    // Batched: 200 transactions per write keeps the test quick; each one still moves its counters.
+    for (let i = from; i <= to; i += 200) {
       await s.write((tx) => {
-        for (let j = i; j < Math.min(i + 50, to + 1); j++) applyTx(tx, j);
+        for (let j = i; j < Math.min(i + 200, to + 1); j++) applyTx(tx, j);
       });
     }
   }
@@ -60,21 +60,21 @@ describe("event archive", () => {
 
   it("moves rows out of the live database into a readable archive, and snapshots shrink", async () => {
     const s = await openStore();
-    await commit(s, 1, 3000);
+    await commit(s, 1, 8000);
     await s.snapshot();
     const fullSnapshot = statSync(join(dir, SNAPSHOT_FILE)).size;
-    expect(await s.moveToArchive(selectUpTo(2900), deleteUpTo(2900))).toBe(2900);
+    expect(await s.moveToArchive(selectUpTo(7900), deleteUpTo(7900))).toBe(7900);
     expect(s.read((q) => q.get<{ n: number }>("SELECT count(*) AS n FROM events"))?.n).toBe(100);
     await s.snapshot();
     expect(statSync(join(dir, SNAPSHOT_FILE)).size).toBeLessThan(fullSnapshot / 4);
     const archived = await collect(s.readArchive());
-    expect(archived.map((r) => r.seq)).toEqual(Array.from({ length: 2900 }, (_, i) => i + 1));
+    expect(archived.map((r) => r.seq)).toEqual(Array.from({ length: 7900 }, (_, i) => i + 1));
     expect(archived[41]).toMatchObject({ seq: 42, run_id: "run-0", worker_id: "w", data: payloadOf(42) });
     const run7 = await collect(s.readArchive((r) => r.run_id === "run-7"));
     expect(run7.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 700 + i));
     await s.close();
     const again = await openStore();
-    expect(await verifySequence(again)).toBe(3000);
+    expect(await verifySequence(again)).toBe(8000);
   });
 
   it("refuses a delete that does not match the archived selection, deleting nothing", async () => {

@@ -5,8 +5,11 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventArchive } from "./archive.ts";
+import { frameText } from "./frame-codec.ts";
 import { encodeRows } from "./record-codec.ts";
 import type { Row } from "./store-types.ts";
+
+const framed = (rows: Row[]): Buffer => frameText(encodeRows(rows));
 
 async function collect(iterable: AsyncIterable<Row>): Promise<Row[]> {
   const rows: Row[] = [];
@@ -27,16 +30,16 @@ describe("EventArchive", () => {
   });
 
   it("shows only committed appends, and an uncommitted one is overwritten by the next", async () => {
-    const a = await archive.append([encodeRows([{ seq: 1, v: "a" }])]);
+    const a = await archive.append([framed([{ seq: 1, v: "a" }])]);
     archive.commit(a);
     await archive.append([
-      encodeRows([
+      framed([
         { seq: 2, v: "never committed" },
         { seq: 3, v: "x" },
       ]),
     ]);
     expect(await collect(archive.read(undefined, {}))).toEqual([{ seq: 1, v: "a" }]);
-    const b = await archive.append([encodeRows([{ seq: 2, v: "b" }])]);
+    const b = await archive.append([framed([{ seq: 2, v: "b" }])]);
     archive.commit(b);
     expect(statSync(join(dir, "events-archive.log")).size).toBe(b);
     expect(await collect(archive.read(undefined, {}))).toEqual([
@@ -49,7 +52,7 @@ describe("EventArchive", () => {
     const blob = new Uint8Array([1, 2, 3]);
     archive.commit(
       await archive.append([
-        encodeRows([
+        framed([
           { seq: 1, v: blob },
           { seq: 2, v: null },
         ]),
@@ -57,7 +60,7 @@ describe("EventArchive", () => {
     );
     archive.commit(
       await archive.append([
-        encodeRows([
+        framed([
           { seq: 2, v: null },
           { seq: 3, v: 1.5 },
         ]),

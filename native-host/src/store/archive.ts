@@ -5,7 +5,7 @@ import { ftruncateSync, fsyncSync, openSync, closeSync, readSync, statSync } fro
 import { type FileHandle, open } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { ARCHIVE_HEADER_BYTES, checkArchiveHeader, encodeArchiveHeader } from "./file-headers.ts";
-import { encodeFrame, FRAME_HEADER_BYTES, MAX_FRAME_PAYLOAD } from "./frame-codec.ts";
+import { FRAME_HEADER_BYTES, MAX_FRAME_PAYLOAD } from "./frame-codec.ts";
 import { decodeRows } from "./record-codec.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { StoreError, describeError } from "./store-error.ts";
@@ -85,21 +85,22 @@ export class EventArchive {
   }
 
   /**
-   * Writes `payloads` (one frame each) after the committed end, drops anything beyond (a previous attempt that never
-   * committed) and fdatasyncs. Returns the new end, which becomes committed only via `commit` once the delete is durable.
+   * Writes `frames` after the committed end, drops anything beyond (a previous attempt that never committed) and
+   * fdatasyncs. Returns the new end, which becomes committed only via `commit` once the delete is durable.
    */
-  async append(payloads: readonly Buffer[]): Promise<number> {
+  async append(frames: readonly Buffer[]): Promise<number> {
     const fh = await this.open();
-    const start = Math.max(this.committedEnd, ARCHIVE_HEADER_BYTES);
-    const data = Buffer.concat(payloads.map(encodeFrame));
-    let done = 0;
-    while (done < data.length) {
-      const { bytesWritten } = await fh.write(data, done, data.length - done, start + done);
-      done += bytesWritten;
+    let at = Math.max(this.committedEnd, ARCHIVE_HEADER_BYTES);
+    for (const frame of frames) {
+      for (let done = 0; done < frame.length;) {
+        const { bytesWritten } = await fh.write(frame, done, frame.length - done, at + done);
+        done += bytesWritten;
+      }
+      at += frame.length;
     }
-    await fh.truncate(start + data.length);
+    await fh.truncate(at);
     await fh.datasync();
-    return start + data.length;
+    return at;
   }
 
   commit(end: number): void {

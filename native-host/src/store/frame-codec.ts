@@ -14,6 +14,16 @@ export function encodeFrame(payload: Buffer): Buffer {
   return frame;
 }
 
+/** Frames a JSON text with one allocation (the text is encoded straight into the frame). */
+export function frameText(text: string): Buffer {
+  const length = Buffer.byteLength(text, "utf8");
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32LE(length, 0);
+  frame.write(text, FRAME_HEADER_BYTES, "utf8");
+  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER_BYTES)), 4);
+  return frame;
+}
+
 export interface Frame {
   offset: number;
   payload: Buffer;

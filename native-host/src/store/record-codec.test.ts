@@ -23,11 +23,13 @@ describe("record codec", () => {
         ),
         fc.integer({ min: 1, max: 2 ** 40 }),
         (positional, named, seq) => {
-          const payload = encodeTxRecord(seq, [
-            ["INSERT 1", encodeParams("INSERT 1", positional)],
-            ["INSERT 2", encodeParams("INSERT 2", named), 1],
-            ["INSERT 3", encodeParams("INSERT 3", undefined)],
-          ]);
+          const payload = Buffer.from(
+            encodeTxRecord(seq, [
+              ["INSERT 1", encodeParams("INSERT 1", positional)],
+              ["INSERT 2", encodeParams("INSERT 2", named), 1],
+              ["INSERT 3", encodeParams("INSERT 3", undefined)],
+            ]),
+          );
           const record = decodeTxRecord(payload);
           expect(record.seq).toBe(seq);
           expect(record.stmts.map((s) => s.failed)).toEqual([false, true, false]);
@@ -42,9 +44,16 @@ describe("record codec", () => {
   it("round-trips archive rows", () => {
     fc.assert(
       fc.property(fc.array(fc.dictionary(fc.string({ minLength: 1 }), value), { maxLength: 5 }), (rows) => {
-        expect(decodeRows(encodeRows(rows))).toEqual(rows);
+        expect(decodeRows(Buffer.from(encodeRows(rows)))).toEqual(rows);
       }),
     );
+  });
+
+  it("keeps a column named __proto__ as data", () => {
+    const rows = [{ ["__proto__"]: 1, seq: 2 }];
+    const back = decodeRows(Buffer.from(encodeRows(rows)));
+    expect(Object.keys(back[0]!)).toEqual(["__proto__", "seq"]);
+    expect(Object.getPrototypeOf(back[0])).toBe(Object.prototype);
   });
 
   it("refuses values that would replay differently", () => {

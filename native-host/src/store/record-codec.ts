@@ -33,16 +33,17 @@ export function encodeParams(sql: string, params: SqlParams | undefined): JsonPa
   if (params === undefined) return null;
   if (isPositional(params)) return params.map((v, i) => encodeValue(v, sql, `parameter ${i + 1}`));
   if (params === null || typeof params !== "object") throw badParam(sql, "parameters", params);
-  const out: Record<string, string | number | null> = {};
-  for (const [name, v] of Object.entries(params)) {
-    if (!isScalar(v)) throw badParam(sql, `parameter ${name}`, v);
-    out[name] = v;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(params).map(([name, v]) => {
+      if (!isScalar(v)) throw badParam(sql, `parameter ${name}`, v);
+      return [name, v];
+    }),
+  );
 }
 
-export function encodeTxRecord(seq: number, stmts: readonly JsonStatement[]): Buffer {
-  return Buffer.from(JSON.stringify({ seq, stmts }), "utf8");
+/** The JSON text of a journal record (frame it with frameText). */
+export function encodeTxRecord(seq: number, stmts: readonly JsonStatement[]): string {
+  return JSON.stringify({ seq, stmts });
 }
 
 export function decodeTxRecord(payload: Buffer): DecodedRecord {
@@ -55,13 +56,13 @@ export function decodeTxRecord(payload: Buffer): DecodedRecord {
   return { seq, stmts: stmts.map(decodeStatement) };
 }
 
-export function encodeRows(rows: readonly Row[]): Buffer {
-  const json = rows.map((row) => {
-    const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(row)) out[k] = v instanceof Uint8Array ? toBlob(v) : v;
-    return out;
-  });
-  return Buffer.from(JSON.stringify({ rows: json }), "utf8");
+/** The JSON text of an archive record (frame it with frameText). */
+export function encodeRows(rows: readonly Row[]): string {
+  // fromEntries, not assignment: a column may be called "__proto__" (assigning it would set the prototype).
+  const json = rows.map((row) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? toBlob(v) : v])),
+  );
+  return JSON.stringify({ rows: json });
 }
 
 export function decodeRows(payload: Buffer): Row[] {
@@ -69,9 +70,7 @@ export function decodeRows(payload: Buffer): Row[] {
   if (!isObject(parsed) || !Array.isArray(parsed.rows)) throw new Error("archive record has no rows array");
   return parsed.rows.map((r: unknown) => {
     if (!isObject(r)) throw new Error("archive row is not an object");
-    const row: Row = {};
-    for (const [k, v] of Object.entries(r)) row[k] = decodeValue(v);
-    return row;
+    return Object.fromEntries(Object.entries(r).map(([k, v]): [string, SqlValue] => [k, decodeValue(v)]));
   });
 }
 
