@@ -49,6 +49,11 @@ describe("record codec", () => {
     );
   });
 
+  it("keeps infinite REALs in archived rows", () => {
+    const rows = [{ a: Number.POSITIVE_INFINITY, b: Number.NEGATIVE_INFINITY, c: 1.5 }];
+    expect(decodeRows(Buffer.from(encodeRows(rows)))).toEqual(rows);
+  });
+
   it("keeps a column named __proto__ as data", () => {
     const rows = [{ ["__proto__"]: 1, seq: 2 }];
     const back = decodeRows(Buffer.from(encodeRows(rows)));

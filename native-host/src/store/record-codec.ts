@@ -7,7 +7,11 @@ import type { Row, SqlParams, SqlValue } from "./store-types.ts";
 interface JsonBlob {
   $b64: string;
 }
-type JsonValue = string | number | null | JsonBlob;
+/** A REAL that JSON cannot spell (SQLite can hold ±Infinity); only archived rows carry these. */
+interface JsonFloat {
+  $f: string;
+}
+type JsonValue = string | number | null | JsonBlob | JsonFloat;
 export type JsonParams = JsonValue[] | Record<string, string | number | null>;
 
 /** One statement of a transaction as journalled: [sql, params] or, if it raised an error the caller caught, [sql, params, 1]. */
@@ -60,7 +64,7 @@ export function decodeTxRecord(payload: Buffer): DecodedRecord {
 export function encodeRows(rows: readonly Row[]): string {
   // fromEntries, not assignment: a column may be called "__proto__" (assigning it would set the prototype).
   const json = rows.map((row) =>
-    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? toBlob(v) : v])),
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, encodeRowValue(v)])),
   );
   return JSON.stringify({ rows: json });
 }
@@ -72,6 +76,12 @@ export function decodeRows(payload: Buffer): Row[] {
     if (!isObject(r)) throw new Error("archive row is not an object");
     return Object.fromEntries(Object.entries(r).map(([k, v]): [string, SqlValue] => [k, decodeValue(v)]));
   });
+}
+
+function encodeRowValue(v: SqlValue): JsonValue {
+  if (v instanceof Uint8Array) return toBlob(v);
+  if (typeof v === "number" && !Number.isFinite(v)) return { $f: String(v) };
+  return v;
 }
 
 function decodeStatement(s: unknown): DecodedStatement {
@@ -91,6 +101,7 @@ function decodeValue(v: unknown): SqlValue {
     const b = Buffer.from(v.$b64, "base64");
     return new Uint8Array(b.buffer, b.byteOffset, b.length);
   }
+  if (isObject(v) && typeof v.$f === "string") return Number(v.$f);
   throw new Error(`unexpected value ${JSON.stringify(v)}`);
 }
 
