@@ -32,7 +32,7 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
   const seq = w.attemptCount + 1;
   const id = `${w.id}:${seq}`;
   const run = ctx.run(w.runId);
-  const root = Object.values(ctx.state.workers).find((r) => r.runId === w.runId && r.path === "/root");
+  const [root] = ctx.findWorkers((r) => r.runId === w.runId && r.path === "/root");
   // The template version is decided here and stored, so the attempt records exactly what was sent.
   const promptId = run
     ? promptIdFor(

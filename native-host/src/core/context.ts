@@ -24,6 +24,8 @@ export class Ctx {
 
   constructor(
     readonly state: Draft<DomainState>,
+    /** The plain state the transition started from. */
+    readonly base: DomainState,
     readonly clock: Clock,
   ) {}
 
@@ -41,11 +43,37 @@ export class Ctx {
     this.effects.push({ kind: "event", event });
   }
 
+  /** Workers reached through `worker()` or `findWorkers()`: the only ones this transition may have changed. */
+  readonly touched = new Set<string>();
+
+  /**
+   * Drafts of the workers matching `pred`, tested on the transition's input state: proxying every worker
+   * just to test a field would make immer draft and finalize all of them. Predicates read fields fixed for
+   * the transition (run, path) or accept the input state's view.
+   */
+  findWorkers(pred: (w: Worker) => boolean): DraftWorker[] {
+    const out: DraftWorker[] = [];
+    for (const w of Object.values(this.base.workers)) {
+      const draft = pred(w) ? this.worker(w.id) : undefined;
+      if (draft) out.push(draft);
+    }
+    return out;
+  }
+
   worker(id: string): DraftWorker | undefined {
+    this.touched.add(id);
     return this.state.workers[id];
   }
 
+  /** Runs changed through `runForUpdate()`: a run-level input may change what all its workers can do. */
+  readonly touchedRuns = new Set<string>();
+
   run(id: string): DraftRun | undefined {
+    return this.state.runs[id];
+  }
+
+  runForUpdate(id: string): DraftRun | undefined {
+    this.touchedRuns.add(id);
     return this.state.runs[id];
   }
 }

@@ -20,6 +20,7 @@ import type { Input } from "./inputs.ts";
 import { type DomainState, EMPTY_STATE, type Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
 import { seededRandom } from "./simulation.ts";
+import { settleOptions } from "./settle.ts";
 import { type TransitionResult, transition } from "./transition.ts";
 
 const SECOND = 1_000;
@@ -568,6 +569,16 @@ class World {
     const before = this.state;
     const n = this.transitions++;
     const result = transition(before, input, { now: this.now, random: seededRandom(this.seed + n) });
+    // The settle pre-filter is an optimisation only: settling every worker must give the same result.
+    settleOptions.filter = false;
+    const unfiltered = transition(before, input, { now: this.now, random: seededRandom(this.seed + n) });
+    settleOptions.filter = true;
+    check(
+      "settle filter never skips a worker that settling would change",
+      sameJson(result.effects, unfiltered.effects) && sameJson(result.state, unfiltered.state),
+      () =>
+        `${input.type}: filtered ${JSON.stringify(result.effects)}\nvs full ${JSON.stringify(unfiltered.effects)}`,
+    );
     if (this.shadow) {
       const replay = transition(this.shadow, input, { now: this.now, random: seededRandom(this.seed + n) });
       check(

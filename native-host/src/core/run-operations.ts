@@ -22,14 +22,14 @@ export function createRun(ctx: Ctx, input: Of<"run.create">): Rejection | void {
 }
 
 function activeRun(ctx: Ctx, runId: string): DraftRun | Rejection {
-  const run = ctx.run(runId);
+  const run = ctx.runForUpdate(runId);
   if (!run) return reject("NOT_FOUND", `no run ${runId}`);
   if (run.status !== "active") return reject("RUN_TERMINAL", `run ${runId} is ${run.status}`);
   return run;
 }
 
 function workersOf(ctx: Ctx, runId: string) {
-  return Object.values(ctx.state.workers).filter((w) => w.runId === runId);
+  return ctx.findWorkers((w) => w.runId === runId);
 }
 
 export function stopRun(ctx: Ctx, input: Of<"run.stop">): Rejection | void {
@@ -88,7 +88,7 @@ export function setRunDefaultPolicy(ctx: Ctx, input: Of<"run.set_default_policy"
 
 /** A run ends by itself once every worker has ended: failed if /root failed, completed otherwise. */
 export function completeRunIfDone(ctx: Ctx, runId: string): void {
-  const run = ctx.run(runId);
+  const run = ctx.runForUpdate(runId);
   if (!run || run.status !== "active") return;
   const workers = workersOf(ctx, runId);
   if (workers.length === 0 || workers.some((w) => w.status === "active")) return;

@@ -8,10 +8,39 @@ import { addWake, dropIntent } from "./intents.ts";
 import type { AttemptReason, Delivery, DomainState, Intent, PromptKind, Run, Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
 
+/** Tests switch the filter off to check that it never skips a worker settling would have changed. */
+export const settleOptions = { filter: true };
+
 export function settleAll(ctx: Ctx): void {
-  for (const w of Object.values(ctx.state.workers)) {
-    if (w.status === "active" || w.intent || w.keepaliveAt !== undefined) settleWorker(ctx, w);
+  // Workers this input did not touch are checked on the plain input state: reading every worker through
+  // the draft would make immer proxy and finalize all of them on every input.
+  const changedRuns = new Set(ctx.touchedRuns);
+  const touched = new Set(ctx.touched);
+  for (const id of new Set([...Object.keys(ctx.base.workers), ...touched])) {
+    const plain = ctx.base.workers[id];
+    const mustLook = touched.has(id) || !plain || changedRuns.has(plain.runId);
+    if (!mustLook && settleOptions.filter) {
+      const run = ctx.base.runs[plain.runId];
+      if (!run || !mayAct(run, plain, ctx.now)) continue;
+    }
+    const w = ctx.worker(id);
+    if (w) settleWorker(ctx, w);
   }
+}
+
+/**
+ * A cheap, conservative pre-check: false only when `settleWorker` would certainly change nothing (no
+ * intent, no due keepalive or stall deadline, no stall-clock switch, no idle runnable Auto Resume worker).
+ */
+function mayAct(run: Run, w: Worker, now: number): boolean {
+  if (w.intent) return true;
+  if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined;
+  if (w.keepaliveAt !== undefined && now >= w.keepaliveAt) return true;
+  const policy = effectivePolicy(run, w);
+  if (stallClockShouldRun(w, policy) !== w.stall.clockRunning) return true;
+  if (w.stall.clockRunning && now >= stallDeadline(w, policy)) return true;
+  const c = w.conversation;
+  return policy.mode === "auto" && runnable(w) && (c.state === "idle" || c.state === "ready");
 }
 
 function settleWorker(ctx: Ctx, w: DraftWorker): void {
@@ -56,16 +85,20 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
   }
 }
 
+/** A product error or a lost tab holds the worker without it being the agent's fault: no stall time. */
+function stallClockShouldRun(w: Worker, policy: ContinuationPolicy): boolean {
+  const c = w.conversation;
+  const reachable = c.state !== "error" && c.state !== "closed" && c.binding !== "unavailable";
+  return policy.mode === "auto" && runnable(w) && reachable;
+}
+
 function runnable(w: Worker): boolean {
   return w.status === "active" && !w.wait && !w.pause;
 }
 
 /** Time-based stall guard (16.3): the clock only runs while the worker is runnable under Auto Resume. */
 function runStallClock(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
-  // A product error or a lost tab holds the worker without it being the agent's fault: no stall time.
-  const c = w.conversation;
-  const reachable = c.state !== "error" && c.state !== "closed" && c.binding !== "unavailable";
-  const running = policy.mode === "auto" && runnable(w) && reachable;
+  const running = stallClockShouldRun(w, policy);
   if (running !== w.stall.clockRunning) {
     // Time spent held (waiting, paused, manual) is not time without progress: restart the clock.
     w.stall.clockRunning = running;

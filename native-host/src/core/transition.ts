@@ -57,7 +57,7 @@ export function transition(state: DomainState, input: Input, clock: Clock): Tran
   let emitted: Effect[] = [];
   let reply: TransitionResult["reply"];
   const next = produce(state, (draft) => {
-    ctx = new Ctx(draft, clock);
+    ctx = new Ctx(draft, state, clock);
     const handler = HANDLERS[input.type] as Handler;
     rejection = handler(ctx, input as never) ?? undefined;
     if (rejection) return;

@@ -38,7 +38,7 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
       `path '${input.path}' must be /root or /root/<name>[/<name>…] in lower case`,
     );
   }
-  const siblings = Object.values(ctx.state.workers).filter((w) => w.runId === run.id);
+  const siblings = ctx.findWorkers((w) => w.runId === run.id);
   if (siblings.some((w) => w.path === input.path)) {
     return reject("CONFLICT", `run ${run.id} already has a worker at ${input.path}`);
   }
@@ -75,6 +75,7 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
     inboxReadSeq: 0,
   };
   ctx.state.workers[w.id] = castDraft(w);
+  ctx.touched.add(w.id);
   ctx.emit("worker.spawned", run.id, w.id, { path: w.path, parentId: w.parentId ?? null });
   // The bootstrap turn is the operator's explicit request, so it goes out whatever the policy mode.
   const draft = ctx.worker(w.id);
@@ -92,7 +93,7 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
 /** Spec 15.5: a lane's progress or message is a wake for /root, subject to root's own floor. */
 function wakeRootFor(ctx: Ctx, w: DraftWorker, reason: string): void {
   if (w.path === "/root") return;
-  const root = Object.values(ctx.state.workers).find((r) => r.runId === w.runId && r.path === "/root");
+  const [root] = ctx.findWorkers((r) => r.runId === w.runId && r.path === "/root");
   if (root && root.status === "active")
     addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
 }
@@ -125,7 +126,9 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
 }
 
 function releaseDependents(ctx: Ctx, ended: DraftWorker): void {
-  for (const w of Object.values(ctx.state.workers)) {
+  for (const w of ctx.findWorkers(
+    (d) => d.wait?.kind === "dependency" && d.wait.onWorkerIds.includes(ended.id),
+  )) {
     if (w.status !== "active" || w.wait?.kind !== "dependency" || !w.wait.onWorkerIds.includes(ended.id))
       continue;
     const allEnded = w.wait.onWorkerIds.every((id) => ctx.worker(id)?.status !== "active");
