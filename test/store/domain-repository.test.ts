@@ -133,16 +133,21 @@ describe("DomainRepository on a real data directory", () => {
     expect(repo.state.unread).toEqual({});
   });
 
-  it("moves a finished run's events to the archive", async () => {
+  it("moves a finished run's events to the archive once it has been over for a while", async () => {
     const repo = await open();
     await startWorker(repo, "auto");
-    const before = repo.lastEventSeq;
     await apply(repo, { type: "worker.complete", workerId: "w", summary: "done" });
+    const total = repo.lastEventSeq;
     expect(repo.state.runs.r?.status).toBe("completed");
+    // Still readable right after the end: an agent waiting on events must see the completion.
+    expect(repo.eventsAfter(0, 1_000).at(-1)?.type).toBe("run.completed");
+    expect(await repo.archiveEndedRuns(now + 59 * 60_000, 60 * 60_000)).toBe(0);
+    expect(await repo.archiveEndedRuns(now + 60 * 60_000, 60 * 60_000)).toBe(total);
     expect(repo.eventsAfter(0, 1_000)).toEqual([]);
     const archived: unknown[] = [];
     for await (const row of store!.readArchive()) archived.push(row);
-    expect(archived.length).toBeGreaterThan(before);
+    expect(archived).toHaveLength(total);
+    expect(await repo.archiveEndedRuns(now + 120 * 60_000, 60 * 60_000)).toBe(0);
   });
 
   it("refuses an invalid input without writing anything", async () => {

@@ -34,7 +34,13 @@ class SwitchableSink implements CommandSink {
   }
 }
 
+/** A finished run's events stay live this long, so agents waiting on them still read them. */
+export const ARCHIVE_AFTER_MS = 60 * 60_000;
+const MAINTENANCE_EVERY_MS = 10 * 60_000;
+
 export class Backend implements OperationsContext {
+  private maintenance: NodeJS.Timeout | undefined;
+  private readonly log: StoreLogger;
   private readonly waiters: EventWaiters;
   private readonly sink = new SwitchableSink();
   private readonly scheduler: Scheduler;
@@ -46,6 +52,7 @@ export class Backend implements OperationsContext {
     options: BackendOptions,
   ) {
     this.clockNow = options.now ?? Date.now;
+    this.log = options.log;
     this.waiters = new EventWaiters(() => repo.lastEventSeq);
     this.scheduler = new Scheduler(repo, {
       now: this.clockNow,
@@ -68,7 +75,19 @@ export class Backend implements OperationsContext {
     });
     const backend = new Backend(store, DomainRepository.open(store), options);
     await backend.scheduler.start();
+    await backend.maintain();
+    backend.maintenance = setInterval(() => {
+      backend.maintain().catch((e: unknown) => options.log.warn(`maintenance failed: ${String(e)}`));
+    }, MAINTENANCE_EVERY_MS);
+    backend.maintenance.unref();
     return backend;
+  }
+
+  /** Archives runs that ended more than ARCHIVE_AFTER_MS ago (keeps the live database bounded). */
+  async maintain(): Promise<number> {
+    const moved = await this.repo.archiveEndedRuns(this.clockNow(), ARCHIVE_AFTER_MS);
+    if (moved > 0) this.log.info(`archived ${moved} events of finished runs`);
+    return moved;
   }
 
   /** Attaches the executor bridge; commands already pending are offered by the bridge on each hello. */
@@ -117,6 +136,7 @@ export class Backend implements OperationsContext {
   }
 
   async close(): Promise<void> {
+    if (this.maintenance) clearInterval(this.maintenance);
     this.scheduler.stop();
     await this.store.close();
   }

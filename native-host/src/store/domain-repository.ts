@@ -54,7 +54,6 @@ export class DomainRepository {
     this.current = result.state;
     this.eventSeq += events.length;
     await durable;
-    await this.archiveEndedRuns(prev, result.state);
     return result;
   }
 
@@ -101,16 +100,24 @@ export class DomainRepository {
     );
   }
 
-  /** A finished run's events leave the live database for the append-only archive (keeps snapshots small). */
-  private async archiveEndedRuns(prev: DomainState, next: DomainState): Promise<void> {
-    for (const run of Object.values(next.runs)) {
-      if (run.status !== "active" && prev.runs[run.id]?.status === "active") {
-        await this.store.moveToArchive(
-          { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
-          { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
-        );
-      }
+  /**
+   * Finished runs' events leave the live database for the append-only archive, so snapshots and memory stay
+   * bounded. Only runs ended at least `retainMs` ago: their last events must stay readable by events_wait.
+   */
+  async archiveEndedRuns(now: number, retainMs: number): Promise<number> {
+    let moved = 0;
+    for (const run of Object.values(this.current.runs)) {
+      if (run.status === "active" || run.endedAt === undefined || run.endedAt + retainMs > now) continue;
+      const live = this.store.read((q) =>
+        q.get("SELECT 1 AS x FROM events WHERE run_id = ? LIMIT 1", [run.id]),
+      );
+      if (!live) continue;
+      moved += await this.store.moveToArchive(
+        { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
+        { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
+      );
     }
+    return moved;
   }
 }
 
