@@ -126,7 +126,13 @@ function start(_args: readonly string[], ctx: CliContext): Promise<number> {
       "",
       `Commands: ${ready.join(", ")}${planned.length > 0 ? ` (not yet: ${planned.join(", ")})` : ""}.`,
       "See `orchestrator help` and docs/cli.md.",
+      "",
     ].join("\n"),
   );
+  // In a terminal, start the backend in the foreground (the product); elsewhere (CI, scripts) just guide.
+  if (process.stdout.isTTY && !ctx.env.CI) {
+    return import("../host/cli-commands.ts").then((m) => m.runServeCommand([], ctx));
+  }
+  ctx.out("Start the backend with `orchestrator serve` (npm start does so when run in a terminal).");
   return Promise.resolve(0);
 }
