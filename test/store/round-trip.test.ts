@@ -117,6 +117,22 @@ describe("DurableStore round trip", () => {
     await expect(openStore()).rejects.toMatchObject({ code: "STORE_MIGRATION" });
   });
 
+  it("reports a failing migration, keeps nothing of it and releases the directory", async () => {
+    const broken: Migration = {
+      version: 2,
+      name: "broken",
+      sql: "CREATE TABLE ok (x); CREATE TABLE broken (",
+    };
+    await expect(openStore({ migrations: [...MIGRATIONS, broken] })).rejects.toMatchObject({
+      code: "STORE_MIGRATION",
+      message: expect.stringMatching(/migration 2 \(broken\) failed/) as unknown,
+    });
+    const fixed: Migration = { version: 2, name: "fixed", sql: "CREATE TABLE ok (x)" };
+    const store = await openStore({ migrations: [...MIGRATIONS, fixed] });
+    const versions = store.read((q) => q.all<{ version: number }>("SELECT version FROM _store_migrations"));
+    expect(versions.map((v) => v.version)).toEqual([1, 2]);
+  });
+
   it("rolls back a throwing callback and journals nothing", async () => {
     const store = await openStore();
     const before = store.stats();

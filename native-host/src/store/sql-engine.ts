@@ -59,6 +59,7 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
 
 export class SqlEngine {
   private readonly statements = new Map<string, Statement>();
+  private closed = false;
 
   private constructor(private readonly db: Database) {}
 
@@ -161,7 +162,10 @@ export class SqlEngine {
     return count * size;
   }
 
+  /** Idempotent: open() may discard an engine that a failed migration already closed. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.clearStatements();
     this.db.close();
   }
