@@ -28,7 +28,7 @@ import type { WriteTx } from "../native-host/src/store/store-types.ts";
 const SNAPSHOT_AFTER_BYTES = 2 * 1024 * 1024; // the store's default
 const EVENTS_PER_RUN = 10_000; // a run accumulates this many events, then ends and is archived
 const CONCURRENT_RUNS = 2;
-const ARCHIVE_CHUNK = 2_000; // rows per moveToArchive call (keeps each step short)
+const ARCHIVE_CHUNK = 1_000; // rows per moveToArchive call (each call blocks the loop ~10-20 ms per 1000 rows)
 const FILL_BATCH = 500; // events per transaction while filling the lifetime between windows
 const WINDOW_COMMITS = 2_000;
 const RAW_SAMPLES = 2_000;

@@ -62,11 +62,18 @@ export function decodeTxRecord(payload: Buffer): DecodedRecord {
 
 /** The JSON text of an archive record (frame it with frameText). */
 export function encodeRows(rows: readonly Row[]): string {
+  // Most rows are plain JSON already; only rows with a blob or an infinite REAL are copied.
   // fromEntries, not assignment: a column may be called "__proto__" (assigning it would set the prototype).
   const json = rows.map((row) =>
-    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, encodeRowValue(v)])),
+    Object.values(row).every(isPlainJson)
+      ? row
+      : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, encodeRowValue(v)])),
   );
   return JSON.stringify({ rows: json });
+}
+
+function isPlainJson(v: SqlValue): boolean {
+  return typeof v === "number" ? Number.isFinite(v) : !(v instanceof Uint8Array);
 }
 
 export function decodeRows(payload: Buffer): Row[] {

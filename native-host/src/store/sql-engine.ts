@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import type { BindParams, Database, SqlJsStatic, Statement } from "sql.js";
 import { StoreError, describeError } from "./store-error.ts";
-import type { Row, SqlParams } from "./store-types.ts";
+import type { Row, SqlParams, SqlValue } from "./store-types.ts";
 
 /**
  * Connection pragmas, applied on open and again after every export (older sql.js reset them there).
@@ -91,7 +91,16 @@ export class SqlEngine {
     try {
       stmt.bind((params ?? null) as BindParams);
       const rows: R[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as R);
+      let names: string[] | undefined;
+      let safeNames = true;
+      while (stmt.step()) {
+        // Column names once per query, not once per row as getAsObject() does: a third of the cost of a large read.
+        if (!names) {
+          names = stmt.getColumnNames();
+          safeNames = !names.includes("__proto__");
+        }
+        rows.push(toRow(names, stmt.get(), safeNames) as R);
+      }
       return rows;
     } finally {
       stmt.reset();
@@ -102,7 +111,9 @@ export class SqlEngine {
     const stmt = this.prepare(sql);
     try {
       stmt.bind((params ?? null) as BindParams);
-      return stmt.step() ? (stmt.getAsObject() as R) : undefined;
+      if (!stmt.step()) return undefined;
+      const names = stmt.getColumnNames();
+      return toRow(names, stmt.get(), !names.includes("__proto__")) as R;
     } finally {
       stmt.reset();
     }
@@ -196,9 +207,12 @@ export class SqlEngine {
     for (const stmt of this.statements.values()) stmt.free();
     this.statements.clear();
   }
+}
 
-  /** For row typing at call sites that read whole rows. */
-  static asRow(r: unknown): Row {
-    return r as Row;
-  }
+function toRow(names: readonly string[], values: readonly SqlValue[], safeNames: boolean): Row {
+  // A column called "__proto__" must become data, not the prototype: fromEntries defines own properties.
+  if (!safeNames) return Object.fromEntries(names.map((name, i) => [name, values[i] ?? null]));
+  const row: Row = {};
+  for (let i = 0; i < names.length; i++) row[names[i]!] = values[i] ?? null;
+  return row;
 }
