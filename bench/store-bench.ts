@@ -25,7 +25,7 @@ import { MIGRATIONS } from "../native-host/src/store/migrations.ts";
 import { OWNER_FILE } from "../native-host/src/store/owner-lock.ts";
 import type { WriteTx } from "../native-host/src/store/store-types.ts";
 
-const SNAPSHOT_AFTER_BYTES = 2 * 1024 * 1024; // the store's default
+const SNAPSHOT_AFTER_BYTES = 1024 * 1024; // the store's default
 const EVENTS_PER_RUN = 10_000; // a run accumulates this many events, then ends and is archived
 const CONCURRENT_RUNS = 2;
 const ARCHIVE_CHUNK = 1_000; // rows per moveToArchive call (each call blocks the loop ~10-20 ms per 1000 rows)
@@ -47,6 +47,9 @@ class StallProbe {
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
   maxGapMs = 0;
+  /** What the benchmark was doing when the longest gap ended (set by the caller before each step). */
+  label = "";
+  maxGapLabel = "";
 
   start(): void {
     this.maxGapMs = 0;
@@ -55,7 +58,10 @@ class StallProbe {
     this.last = performance.now();
     this.timer = setInterval(() => {
       const now = performance.now();
-      this.maxGapMs = Math.max(this.maxGapMs, now - this.last - 1);
+      if (now - this.last - 1 > this.maxGapMs) {
+        this.maxGapMs = now - this.last - 1;
+        this.maxGapLabel = this.label;
+      }
       this.last = now;
     }, 1);
   }
@@ -236,14 +242,23 @@ async function measureWindow(store: DurableStore, work: Workload): Promise<Windo
   let snapshot: Promise<void> | undefined;
   probe.start();
   for (let i = 0; i < WINDOW_COMMITS; i++) {
-    if (i === WINDOW_COMMITS / 2) snapshot = store.snapshot();
-    if (i === (WINDOW_COMMITS * 3) / 4) await work.finishOldest();
+    probe.label = `commit ${i}`;
+    if (i === WINDOW_COMMITS / 2) {
+      probe.label = "snapshot";
+      snapshot = store.snapshot();
+    }
+    if (i === (WINDOW_COMMITS * 3) / 4) {
+      probe.label = "archive a run";
+      await work.finishOldest();
+    }
     const t = performance.now();
     await work.commit(1);
     lat.push(performance.now() - t);
   }
   await snapshot;
   const stallMs = probe.stop();
+  if (stallMs > 20)
+    console.log(`  (longest stall ${stallMs.toFixed(1)} ms, ending during: ${probe.maxGapLabel})`);
   lat.sort((a, b) => a - b);
   return {
     p50: pct(lat, 0.5),

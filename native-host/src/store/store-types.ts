@@ -44,7 +44,7 @@ export interface StoreOptions {
   migrations: readonly Migration[];
   /** Where warnings (e.g. a cut journal tail) go; defaults to stderr for warn and nowhere for info. */
   log?: StoreLogger;
-  /** Journal size that triggers a snapshot (default 2 MiB: bounds the replay at startup). */
+  /** Journal size that triggers a snapshot (default 1 MiB: bounds the replay at startup). */
   snapshotAfterBytes?: number;
   /** Lock mechanism; tests use "socket-file" to exercise the macOS path on Linux. */
   lockKind?: OwnerLockKind;
