@@ -1,5 +1,6 @@
 // Kill-and-restart campaign shared by the crash test and the soak: children commit the deterministic sequence and
 // print acks; we SIGKILL them at random moments and require every restart to recover a prefix holding every ack.
+import { seededRandom } from "../../native-host/src/core/simulation.ts";
 import { setTimeout as delay } from "node:timers/promises";
 import { Child, type ChildBundle, makeTempDir, removeDir, waitFor } from "./helpers.ts";
 
@@ -50,7 +51,7 @@ async function runLane(
   kills: number,
   tick: () => void,
 ): Promise<LaneReport> {
-  const random = mulberry32(o.seed + lane * 7919);
+  const random = seededRandom(o.seed + lane * 7919);
   const dir = makeTempDir(`crash-lane${lane}`);
   const report: LaneReport = {
     kills: 0,
@@ -140,16 +141,4 @@ function checkReady(line: string, floor: number, report: LaneReport, where: () =
   if (k < report.recovered)
     throw new Error(`recovered ${k} transactions after an earlier ${report.recovered}: ${where()}`);
   report.recovered = k;
-}
-
-/** Small seeded PRNG so a failing campaign can be replayed from its seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
