@@ -10,7 +10,7 @@ import { removeStaleTemps, writeFileAtomic } from "./atomic-file.ts";
 import { encodeJournalHeader } from "./file-headers.ts";
 import { frameText } from "./frame-codec.ts";
 import { JournalWriter } from "./journal-writer.ts";
-import type { Migration } from "./migrations.ts";
+import { applyMigrations, checkMigrations } from "./migration-runner.ts";
 import { acquireOwnerLock, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
 import { encodeParams, encodeRows, encodeTxRecord, type JsonStatement } from "./record-codec.ts";
 import { inspectDataFiles, replayJournal } from "./recovery.ts";
@@ -47,10 +47,6 @@ const STALL_WARN_MS = 50;
 const ARCHIVE_ROWS_PER_RECORD = 500;
 const ARCHIVE_MAX_ATTEMPTS = 5;
 
-const STORE_TABLES = `
-  CREATE TABLE _store_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
-  CREATE TABLE _store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-`;
 const ARCHIVE_END_KEY = "archive_end";
 
 const defaultLogger: StoreLogger = {
@@ -187,7 +183,7 @@ export class DurableStore {
         plan.snapshot?.fileBytes ?? 0,
       );
       try {
-        await store.migrate(options.migrations);
+        await applyMigrations(store, options.migrations, log, dir);
       } catch (error) {
         await store.abandon();
         throw error;
@@ -386,55 +382,6 @@ export class DurableStore {
     };
   }
 
-  private async migrate(migrations: readonly Migration[]): Promise<void> {
-    const hasTables = this.read((q) =>
-      q.get("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_store_migrations'"),
-    );
-    if (!hasTables) await this.write((tx) => tx.run(STORE_TABLES));
-    const applied = this.read((q) =>
-      q.all<{ version: number; name: string }>("SELECT version, name FROM _store_migrations"),
-    );
-    const known = new Map(migrations.map((m) => [m.version, m]));
-    for (const a of applied) {
-      const m = known.get(a.version);
-      if (!m) {
-        throw new StoreError(
-          "STORE_MIGRATION",
-          `the database in ${this.dir} has migration ${a.version} (${a.name}), which this build does not know: ` +
-            "it was written by a newer version",
-          { path: this.dir },
-        );
-      }
-      if (m.name !== a.name)
-        this.log.warn(`migration ${a.version} is named "${m.name}" here but "${a.name}" on disk`);
-    }
-    const done = new Set(applied.map((a) => a.version));
-    for (const m of migrations) {
-      if (done.has(m.version)) continue;
-      try {
-        // Schema and its bookkeeping row commit together, so a crash can never apply a migration twice.
-        await this.write((tx) => {
-          tx.run(m.sql);
-          tx.run("INSERT INTO _store_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
-            m.version,
-            m.name,
-            Date.now(),
-          ]);
-        });
-      } catch (error) {
-        if (isStoreError(error) && error.code !== "STORE_MISUSE") throw error;
-        throw new StoreError(
-          "STORE_MIGRATION",
-          `migration ${m.version} (${m.name}) failed: ${describeError(error)}`,
-          {
-            cause: error,
-          },
-        );
-      }
-      this.log.info(`applied migration ${m.version} (${m.name})`);
-    }
-  }
-
   private maybeAutoSnapshot(): void {
     if (this.state !== "open" || this.snapshotRunning) return;
     if (this.journal.bytes < this.nextAutoSnapshotAt) return;
@@ -607,19 +554,6 @@ export class DurableStore {
     await this.archive.close();
     this.engine.close();
     await this.ownerLock.release();
-  }
-}
-
-function checkMigrations(migrations: readonly Migration[]): void {
-  let previous = 0;
-  for (const m of migrations) {
-    if (!Number.isSafeInteger(m.version) || m.version <= previous) {
-      throw new StoreError(
-        "STORE_MISUSE",
-        `migration versions must be positive integers in increasing order; ${m.version} (${m.name}) follows ${previous}`,
-      );
-    }
-    previous = m.version;
   }
 }
 
