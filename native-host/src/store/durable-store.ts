@@ -217,8 +217,9 @@ export class DurableStore {
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
     if (this.state !== "open") return Promise.reject(this.unavailable());
     // A programming error inside a callback: throw there, so the enclosing transaction rolls back and rejects.
-    if (this.inWrite)
+    if (this.inWrite) {
       throw new StoreError("STORE_MISUSE", "write() called inside a write() callback; use its tx");
+    }
     try {
       this.engine.begin();
     } catch (error) {
@@ -297,9 +298,10 @@ export class DurableStore {
 
   /**
    * Moves rows out of the live database: the rows `select` returns are appended to events-archive.log and fdatasync'ed,
-   * then `del` runs in one journalled write transaction, which first re-runs `select` to make sure the rows did not
-   * change meanwhile (if they did, it starts over) and checks that `del` removed exactly that many rows (else
-   * STORE_ARCHIVE_MISMATCH, nothing deleted). Resolves with the number of rows moved, once the delete is durable.
+   * then `del` runs in one journalled write transaction. If another transaction committed in between, that
+   * transaction first re-runs `select` and starts over if the rows changed. It checks that `del` removed exactly
+   * that many rows (else STORE_ARCHIVE_MISMATCH, nothing deleted). Resolves with the number of rows moved, once the
+   * delete is durable. Each call blocks the event loop in proportion to its rows: move ~1000 rows per call (LIMIT).
    * A crash after the append but before the delete is durable leaves the rows live; the unconfirmed archive bytes
    * are cut at the next open, so the archive never holds a row twice. Calls run one at a time.
    */
