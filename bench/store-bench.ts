@@ -232,8 +232,19 @@ interface Window {
   p50: number;
   p99: number;
   max: number;
+  /** Raw append+fdatasync, sampled between the commits of this window (same disk, same moments). */
+  rawP50: number;
+  rawP99: number;
   stallMs: number;
   snapshotStallMs: number;
+}
+
+/** One raw append+fdatasync of a small record: the floor a durable commit is compared against. */
+async function rawAppend(fd: number, record: Buffer): Promise<number> {
+  const t = performance.now();
+  writeSync(fd, record);
+  await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+  return performance.now() - t;
 }
 
 /**
@@ -241,34 +252,49 @@ interface Window {
  * three quarters the oldest run ends and is archived, so their cost lands inside the window's stall measurement
  * (the archiving itself is not counted as a commit).
  */
-async function measureWindow(store: DurableStore, work: Workload): Promise<Window> {
+async function measureWindow(store: DurableStore, work: Workload, dir: string): Promise<Window> {
   const probe = new StallProbe();
   const lat: number[] = [];
+  const raw: number[] = [];
+  // Paired sampling: a raw append+fdatasync before every commit, so both see the same disk at the same moments.
+  const rawPath = join(dir, "raw-window.bin");
+  const rawFd = openSync(rawPath, "a");
+  const record = Buffer.alloc(360, 7);
   let snapshot: Promise<void> | undefined;
   probe.start();
-  for (let i = 0; i < WINDOW_COMMITS; i++) {
-    probe.label = `commit ${i}`;
-    if (i === WINDOW_COMMITS / 2) {
-      probe.label = "snapshot";
-      snapshot = store.snapshot();
+  try {
+    for (let i = 0; i < WINDOW_COMMITS; i++) {
+      probe.label = `commit ${i}`;
+      if (i === WINDOW_COMMITS / 2) {
+        probe.label = "snapshot";
+        snapshot = store.snapshot();
+      }
+      if (i === (WINDOW_COMMITS * 3) / 4) {
+        probe.label = "archive a run";
+        await work.finishOldest();
+      }
+      raw.push(await rawAppend(rawFd, record));
+      const t = performance.now();
+      await work.commit(1);
+      lat.push(performance.now() - t);
     }
-    if (i === (WINDOW_COMMITS * 3) / 4) {
-      probe.label = "archive a run";
-      await work.finishOldest();
-    }
-    const t = performance.now();
-    await work.commit(1);
-    lat.push(performance.now() - t);
+    await snapshot;
+  } finally {
+    closeSync(rawFd);
+    rmSync(rawPath);
   }
-  await snapshot;
   const stallMs = probe.stop();
-  if (stallMs > 20)
+  if (stallMs > 20) {
     console.log(`  (longest stall ${stallMs.toFixed(1)} ms, ending during: ${probe.maxGapLabel})`);
+  }
   lat.sort((a, b) => a - b);
+  raw.sort((a, b) => a - b);
   return {
     p50: pct(lat, 0.5),
     p99: pct(lat, 0.99),
     max: lat[lat.length - 1]!,
+    rawP50: pct(raw, 0.5),
+    rawP99: pct(raw, 0.99),
     stallMs,
     snapshotStallMs: store.stats().lastSnapshotStallMs,
   };
@@ -377,12 +403,13 @@ async function main(): Promise<void> {
         );
         continue;
       }
-      const w = await measureWindow(store, work);
+      const w = await measureWindow(store, work, dir);
       windows[label] = w;
       const s = store.stats();
       console.log(
         `at ${work.lifetime} lifetime events (fill ${fill.seconds.toFixed(1)} s): commit p50 ${w.p50.toFixed(3)} ms, ` +
-          `p99 ${w.p99.toFixed(3)} ms, max ${w.max.toFixed(1)} ms; loop stall ${w.stallMs.toFixed(1)} ms ` +
+          `p99 ${w.p99.toFixed(3)} ms, max ${w.max.toFixed(1)} ms (paired raw p50 ${w.rawP50.toFixed(3)} ms, ` +
+          `p99 ${w.rawP99.toFixed(3)} ms); loop stall ${w.stallMs.toFixed(1)} ms ` +
           `(snapshot export ${w.snapshotStallMs.toFixed(1)} ms); live db ${(s.liveDbBytes / 1e6).toFixed(1)} MB, ` +
           `archive ${(s.archiveBytes / 1e6).toFixed(0)} MB, runs archived ${work.archivedRuns}`,
       );
@@ -410,9 +437,13 @@ async function main(): Promise<void> {
     const w1k = windows["1k"]!;
     const w100k = windows["100k"]!;
     const w1m = windows["1M"]!;
+    const ws = [w1k, w100k, w1m];
+    const rawP50 = [...ws.map((w) => w.rawP50)].sort((a, b) => a - b)[1]!;
     const result = {
-      rawP50Ms: round(raw.asyncP50),
-      rawP99Ms: round(raw.asyncP99),
+      rawP50Ms: round(rawP50),
+      rawP50MsByWindow: ws.map((w) => round(w.rawP50)),
+      rawP99MsByWindow: ws.map((w) => round(w.rawP99)),
+      rawStandaloneP50Ms: round(raw.asyncP50),
       rawSyncP50Ms: round(raw.syncP50),
       commitP50Ms1k: round(w1k.p50),
       commitP99Ms1k: round(w1k.p99),
@@ -429,8 +460,9 @@ async function main(): Promise<void> {
       rssMb1M: round(rssMb, 0),
       rssMbFillingProcess1M: round(fillRssMb, 0),
       targets: {
-        p50VsRaw: round(w1m.p50 / raw.asyncP50, 2),
-        p99Under1ms: w1m.p99 <= 1 && w100k.p99 <= 1 && w1k.p99 <= 1,
+        // commit p50 over the raw p50 sampled in the same window, worst window
+        p50VsRaw: round(Math.max(...ws.map((w) => w.p50 / w.rawP50)), 2),
+        p99Under1ms: ws.every((w) => w.p99 <= 1),
         p50Drift1Mvs1k: round(w1m.p50 / w1k.p50 - 1, 2),
         stallUnder50ms: maxStallMs <= 50,
         startupUnder500ms: startup.openMs <= 500,
@@ -461,7 +493,7 @@ async function serveWindow(dir: string): Promise<void> {
   const store = await DurableStore.open({ dir, migrations: MIGRATIONS, log: quietLog() });
   const work = new Workload(store);
   await work.init();
-  const w = await measureWindow(store, work);
+  const w = await measureWindow(store, work, dir);
   const rssMb = process.memoryUsage().rss / 1024 / 1024;
   process.stdout.write(`${JSON.stringify({ rssMb, window: w, lifetimeAdded: work.lifetime })}\n`);
   await store.close();
