@@ -3,7 +3,12 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["native-host/**/*.test.ts", "shared/**/*.test.ts", "test/**/*.test.ts"],
+    include: [
+      "native-host/**/*.test.ts",
+      "shared/**/*.test.ts",
+      "extension/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",

@@ -1,0 +1,263 @@
+// The ChatGPT page adapter: observes chatgpt.com (both DOM generations) and reports coalesced conversation
+// states, submits prompts exactly once, and answers reconciliation questions. Pure DOM; no transcript leaves it.
+import { isContinuationBlock, parseContinuationBlock } from "../../../shared/continuation-block.ts";
+import { collapse, queryAll } from "./dom.ts";
+import { renderedText } from "./page-text.ts";
+import { answerRoot, ScanMemory, scanPage, userNodes, userTurnContains, type PageScan } from "./page-scan.ts";
+import { selectorTable } from "./selectors.ts";
+import { StateMachine } from "./state-machine.ts";
+import { submit as submitOnce } from "./submit.ts";
+import { resolveTiming } from "./timing.ts";
+import type {
+  AdapterOptions,
+  ChatGptAdapter,
+  PageWindow,
+  StateReport,
+  SubmitOutcome,
+  SubmitRequest,
+} from "./types.ts";
+
+/** Attributes whose changes can flip a busy/idle signal (research §3); anything else is childList/text. */
+const ATTRIBUTE_FILTER = [
+  "disabled",
+  "aria-disabled",
+  "data-testid",
+  "aria-label",
+  "aria-busy",
+  "data-state",
+  "hidden",
+  "data-markdown-animated",
+  "class",
+  "style",
+  "contenteditable",
+];
+
+function sameReport(a: StateReport | undefined, b: StateReport): boolean {
+  return (
+    a !== undefined &&
+    a.state === b.state &&
+    a.errorCode === b.errorCode &&
+    a.url === b.url &&
+    a.continuationStatus === b.continuationStatus &&
+    a.layout === b.layout
+  );
+}
+
+export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGptAdapter {
+  const win = page as PageWindow;
+  const timing = resolveTiming(opts);
+  const table = selectorTable(opts.selectors);
+  const memory = new ScanMemory();
+  const machine = new StateMachine(timing);
+
+  let started = false;
+  let lastEmitted: StateReport | undefined;
+  let observer: MutationObserver | undefined;
+  let throttleHandle: unknown;
+  let pollHandle: unknown;
+  let deadlineHandle: unknown;
+  let inflight: Promise<unknown> = Promise.resolve();
+
+  const emit = (report: StateReport): void => {
+    if (!started || sameReport(lastEmitted, report)) return;
+    lastEmitted = report;
+    try {
+      opts.onReport(report);
+    } catch (err) {
+      console.error("chatgpt adapter: onReport threw", err);
+    }
+  };
+
+  /** Only `status` of the block leaves the adapter; the answer text is read and dropped here. */
+  const statusOf = (scan: PageScan) => (): StateReport["continuationStatus"] => {
+    const turn = scan.turns.newestAssistant;
+    if (!turn) return undefined;
+    const root = answerRoot(turn, table) ?? turn;
+    const parsed = parseContinuationBlock(renderedText(root, table.visuallyHidden));
+    return isContinuationBlock(parsed) ? parsed.status : undefined;
+  };
+
+  const rawReport = (scan: PageScan): StateReport => {
+    const state = machine.isClosed
+      ? "closed"
+      : scan.error
+        ? "error"
+        : machine.busyNow(scan, opts.now())
+          ? "generating"
+          : "ready";
+    return {
+      state,
+      ...(state === "error" && scan.error ? { errorCode: scan.error.code } : {}),
+      url: machine.url ?? scan.url.url,
+      layout: machine.currentLayout,
+    };
+  };
+
+  // A scan is reused while nothing in the document or the URL changed (a hidden tab polls cheaply); any
+  // mutation, even one whose record is still queued, forces a fresh one, and so does age.
+  let dirtyObserver: MutationObserver | undefined;
+  let lastScan: { scan: PageScan; at: number; href: string } | undefined;
+  const scanNow = (): PageScan => {
+    if (!dirtyObserver) {
+      dirtyObserver = new win.MutationObserver(() => {
+        lastScan = undefined;
+      });
+      dirtyObserver.observe(win.document, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        attributes: true,
+      });
+    }
+    if (dirtyObserver.takeRecords().length > 0) lastScan = undefined;
+    const now = opts.now();
+    const href = win.location.href;
+    if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
+    const scan = scanPage(win, table, memory);
+    lastScan = { scan, at: now, href };
+    return scan;
+  };
+
+  const tick = (): { scan: PageScan; report: StateReport } => {
+    const scan = scanNow();
+    const result = machine.update(scan, opts.now(), statusOf(scan));
+    if (result.report) emit(result.report);
+    if (started) armDeadline(result.nextDeadline);
+    return { scan, report: result.report ?? rawReport(scan) };
+  };
+
+  const safeTick = (): void => {
+    try {
+      tick();
+    } catch (err) {
+      console.error("chatgpt adapter: tick failed", err);
+    }
+  };
+
+  function armDeadline(at: number | undefined): void {
+    if (deadlineHandle !== undefined) opts.clearTimeout(deadlineHandle);
+    deadlineHandle = undefined;
+    if (at === undefined) return;
+    deadlineHandle = opts.setTimeout(
+      () => {
+        deadlineHandle = undefined;
+        safeTick();
+      },
+      Math.max(0, at - opts.now()) + 1,
+    );
+  }
+
+  /** Mutations only schedule a tick; at most one per throttle interval however much the DOM churns. */
+  const scheduleTick = (): void => {
+    if (!started || throttleHandle !== undefined) return;
+    throttleHandle = opts.setTimeout(() => {
+      throttleHandle = undefined;
+      safeTick();
+    }, timing.throttleMs);
+  };
+
+  const poll = (): void => {
+    pollHandle = opts.setTimeout(() => {
+      safeTick();
+      if (started) poll();
+    }, timing.pollMs);
+  };
+
+  const onPageHide = (): void => {
+    emit(machine.markClosed());
+  };
+
+  const hasMarker = (marker: string): boolean => userTurnContains(win.document, table, marker);
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      const mo = new win.MutationObserver(scheduleTick);
+      observer = mo;
+      mo.observe(win.document, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        attributes: true,
+        attributeFilter: ATTRIBUTE_FILTER,
+      });
+      win.addEventListener("pagehide", onPageHide);
+      win.addEventListener("popstate", scheduleTick);
+      poll();
+      safeTick();
+    },
+
+    stop() {
+      if (!started) return;
+      started = false;
+      observer?.disconnect();
+      observer = undefined;
+      win.removeEventListener("pagehide", onPageHide);
+      win.removeEventListener("popstate", scheduleTick);
+      for (const handle of [throttleHandle, pollHandle, deadlineHandle]) {
+        if (handle !== undefined) opts.clearTimeout(handle);
+      }
+      throttleHandle = pollHandle = deadlineHandle = undefined;
+      dirtyObserver?.disconnect();
+      dirtyObserver = undefined;
+      lastScan = undefined;
+    },
+
+    current() {
+      return tick().report;
+    },
+
+    submit(req: SubmitRequest): Promise<SubmitOutcome> {
+      // One submission at a time: a second waits for the first (and then finds its marker if it landed).
+      const run = inflight.then(() =>
+        submitOnce(
+          {
+            win,
+            table,
+            timing,
+            machine,
+            now: () => opts.now(),
+            sleep: (ms) => new Promise<void>((resolve) => void opts.setTimeout(resolve, ms)),
+            tick,
+            hasMarker,
+            noteSubmitted: (scan) => emit(machine.noteSubmitted(scan, opts.now())),
+          },
+          req,
+        ),
+      );
+      inflight = run.catch(() => undefined);
+      return run;
+    },
+
+    hasMarker,
+
+    selfTest() {
+      const { scan } = tick();
+      const doc = win.document;
+      const c = scan.composer;
+      const turns = scan.turns.turns;
+      return {
+        layout: machine.currentLayout !== "unknown" ? machine.currentLayout : scan.layout,
+        found: {
+          composerForm: c.form !== null,
+          editor: c.editor !== null && c.problem === undefined,
+          primaryButton: c.primary !== null,
+          sendOrVoiceButton: c.send !== null || c.primaryKind === "voice",
+          stopButton: c.stopVisible,
+          turns: turns.length > 0,
+          userTurn: userNodes(doc, table).length > 0,
+          assistantTurn:
+            queryAll(doc, table.message).some(
+              (m) => m.getAttribute("data-message-author-role") === "assistant",
+            ) || queryAll(doc, ["[data-chatgpt-selection-message-id]"]).length > 0,
+          answerText: scan.turns.newestAssistant
+            ? collapse(answerRoot(scan.turns.newestAssistant, table)?.textContent ?? "") !== ""
+            : false,
+          actionBar: scan.actionBar,
+          conversationUrl: scan.url.kind === "conversation",
+        },
+      };
+    },
+  };
+}

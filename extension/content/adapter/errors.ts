@@ -1,0 +1,99 @@
+// Error classification by text (research §5): which product condition a visible error card, dialog, toast or
+// banner means. Scoping (newest turn only, visible, not sr-only) is the scanner's job; this file only reads text.
+
+/** Codes reported with `state: "error"`. The first five cross into the host's known codes (shared/error-codes.ts). */
+export type PageErrorCode =
+  | "MESSAGE_DELIVERY_TIMEOUT"
+  | "RATE_LIMITED"
+  | "USAGE_CAP"
+  | "NOT_SIGNED_IN"
+  | "HOST_UI_CHANGED"
+  /** An MCP tool-confirmation card blocks the turn: a person must decide (never clicked). */
+  | "AWAITING_APPROVAL"
+  /** "Verify you are human", unusual activity, a Cloudflare challenge: a person must act. */
+  | "HUMAN_VERIFICATION"
+  /** A transport/generation failure other than the delivery timeout ("Network error", "Something went wrong"…). */
+  | "RESPONSE_FAILED"
+  /** GPT Pro "Thinking failed" (not recoverable by waiting). */
+  | "THINKING_FAILED"
+  | "CONVERSATION_TOO_LONG";
+
+/** Error texts longer than this are page content, not an error card (S3). */
+export const MAX_ERROR_TEXT = 500;
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase().replace(/[’]/g, "'");
+}
+
+/** Removes a trailing Retry/Try again label (the card's own button read along with its text). */
+function withoutRetry(text: string): string {
+  return text.replace(/(\s*(retry|try again|regenerate( response)?))+\s*$/i, "").trim();
+}
+
+const DELIVERY_TIMEOUT = /message delivery timed out/;
+
+/** Whole-string transport failures (S3 `transportFailure`): an answer that merely mentions them is no error. */
+const TRANSPORT_WHOLE: readonly RegExp[] = [
+  /^connection interrupted\.? waiting for the complete answer\.?$/,
+  /^(an )?unknown error occurred\.?$/,
+  /^there was an error generating (a|the) response\.?$/,
+  /^error in message stream\.?$/,
+  /^(a )?network error( occurred)?\.?$/,
+  /^something went wrong\.?( .{0,200})?$/,
+  /^an error occurred while connecting to the websocket\.?$/,
+  /^(the )?(service|model) is temporarily unavailable\.?( .{0,100})?$/,
+  /^failed to generate( a)? response\.?( .{0,100})?$/,
+];
+
+const TOO_LONG = /conversation is too long|reached (the|its) maximum length|maximum conversation length/;
+const THINKING_FAILED = /^thinking failed$/;
+
+/**
+ * Text of an element already known to be an error card in the newest turn (error classes, a Retry anchor,
+ * a visible role=alert). Short texts only.
+ */
+export function classifyCardText(raw: string): PageErrorCode | undefined {
+  const text = squash(withoutRetry(raw.trim()));
+  if (text === "" || text.length > MAX_ERROR_TEXT) return undefined;
+  if (DELIVERY_TIMEOUT.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
+  if (THINKING_FAILED.test(text)) return "THINKING_FAILED";
+  if (TOO_LONG.test(text)) return "CONVERSATION_TOO_LONG";
+  const notice = classifyNoticeText(raw);
+  if (notice) return notice;
+  if (TRANSPORT_WHOLE.some((re) => re.test(text))) return "RESPONSE_FAILED";
+  return undefined;
+}
+
+/**
+ * Text rendered where an answer would be (inside `.markdown`): only an exact error sentence counts, so a
+ * model writing about network errors is never taken for one.
+ */
+export function classifyAnswerText(raw: string): PageErrorCode | undefined {
+  const text = squash(withoutRetry(raw.trim()));
+  if (text === "" || text.length > 300) return undefined;
+  if (/^message delivery timed out\.?( please try again\.?)?$/.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
+  if (TRANSPORT_WHOLE.some((re) => re.test(text))) return "RESPONSE_FAILED";
+  return undefined;
+}
+
+const RATE_LIMIT =
+  /too many requests|requests too quickly|too quickly|temporarily limited access|please wait a few minutes|rate limit|slow down|요청이 너무 많습니다/;
+const HUMAN_CHECK =
+  /verify you are (a )?human|unusual activity|cloudflare|complete the challenge|security check/;
+const SIGNED_OUT =
+  /^(log in|sign in)\b|login required|log in to (continue|chatgpt)|sign in to continue|session (has )?expired|you('ve| have) been logged out/;
+
+/**
+ * Page-level notices (dialogs, toasts, visible alerts, banners by the composer): rate limit, usage cap,
+ * sign-in and challenge, and a delivery timeout shown as a toast/alert.
+ */
+export function classifyNoticeText(raw: string): PageErrorCode | undefined {
+  const text = squash(raw);
+  if (text === "" || text.length > 800) return undefined;
+  if (DELIVERY_TIMEOUT.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
+  if (RATE_LIMIT.test(text)) return "RATE_LIMITED";
+  if (/limit/.test(text) && /reset|until/.test(text)) return "USAGE_CAP";
+  if (HUMAN_CHECK.test(text)) return "HUMAN_VERIFICATION";
+  if (SIGNED_OUT.test(text)) return "NOT_SIGNED_IN";
+  return undefined;
+}

@@ -1,0 +1,192 @@
+// Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
+// The observer: a bounded MutationObserver plus a slow poll, coalesced to exactly one report per real
+// transition however much the DOM churns; the delivery-timeout banner as MESSAGE_DELIVERY_TIMEOUT, never Retry.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { attachAdapter, FakeChatGpt, type FakeOptions } from "./fixtures/fake-chatgpt.ts";
+
+let pages: FakeChatGpt[] = [];
+beforeEach(() => {
+  vi.useFakeTimers();
+  pages = [];
+});
+afterEach(() => {
+  for (const p of pages) p.close();
+  vi.useRealTimers();
+});
+
+async function setup(opts: FakeOptions) {
+  const page = new FakeChatGpt(opts);
+  pages.push(page);
+  const attached = attachAdapter(page);
+  attached.adapter.start();
+  await vi.advanceTimersByTimeAsync(3_000);
+  return { page, ...attached };
+}
+
+/** Unrelated churn: a node whose class and text change every `everyMs` for `forMs` (one interval timer). */
+function churn(page: FakeChatGpt, everyMs: number, forMs: number): void {
+  const node = page.doc.createElement("div");
+  page.doc.body.appendChild(node);
+  let t = 0;
+  const timer = setInterval(() => {
+    t += everyMs;
+    node.className = `tick-${t}`;
+    node.textContent = `${t}`;
+    if (t >= forMs) clearInterval(timer);
+  }, everyMs);
+}
+
+describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
+  it("one report per real transition while the answer streams in 60 chunks under heavy churn", async () => {
+    const { page, states, adapter } = await setup({ layout });
+    const chunks = Array.from({ length: 60 }, (_, i) => ` word${i}`);
+    page.reply = {
+      chunks,
+      chunkMs: 50,
+      final: "All done.\nstatus: working\nsummary: s\ncurrent: c\nnext: n",
+    };
+    churn(page, 30, 6_000); // 200 unrelated mutations on top of the answer's own
+    await Promise.all([
+      adapter.submit({ text: "go\n\n[ref: orc-churn]", marker: "orc-churn", mode: "send" }),
+      vi.advanceTimersByTimeAsync(10_000),
+    ]);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+    expect(adapter.current()).toMatchObject({ state: "idle", continuationStatus: "working" });
+  });
+
+  it("no report at all from churn while idle, and none from a poll that finds nothing new", async () => {
+    const { page, reports } = await setup({ layout });
+    churn(page, 40, 8_000);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(reports).toHaveLength(1);
+  });
+
+  it('"Message delivery timed out" → MESSAGE_DELIVERY_TIMEOUT; Retry never clicked; a fresh continue is submitted', async () => {
+    const { page, states, adapter } = await setup({ layout });
+    page.reply = { outcome: "delivery-timeout", stopDelayMs: 300 };
+    const [first] = await Promise.all([
+      adapter.submit({ text: "work\n\n[ref: orc-mdt1]", marker: "orc-mdt1", mode: "send" }),
+      vi.advanceTimersByTimeAsync(6_000),
+    ]);
+    // The user turn landed (proof), then the banner replaced the answer.
+    expect(first).toMatchObject({ outcome: "submitted" });
+    expect(states()).toEqual(["ready", "generating", "error:MESSAGE_DELIVERY_TIMEOUT"]);
+    // Spec 22.3.1: a fresh user turn, not Retry. The old card is then stale.
+    page.reply = { chunks: ["Resumed."] };
+    const [second] = await Promise.all([
+      adapter.submit({ text: "continue\n\n[ref: orc-mdt2]", marker: "orc-mdt2", mode: "send" }),
+      vi.advanceTimersByTimeAsync(8_000),
+    ]);
+    expect(second).toMatchObject({ outcome: "submitted" });
+    expect(states()).toEqual(["ready", "generating", "error:MESSAGE_DELIVERY_TIMEOUT", "generating", "idle"]);
+    expect(page.clicks.retry).toBe(0);
+    expect(page.clicks.regenerate).toBe(0);
+    expect(page.forbiddenClicks).toBe(0);
+  });
+
+  it("an error that flashes for less than the confirmation time is not reported", async () => {
+    const { page, reports } = await setup({ layout });
+    const toast = page.addToPortal("toast-error", "Message delivery timed out. Please try again.");
+    await vi.advanceTimersByTimeAsync(200);
+    toast.remove();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(reports).toHaveLength(1);
+  });
+
+  it("a Stop that vanishes and returns within the debounce does not make idle/generating flap", async () => {
+    const { page, states } = await setup({ layout });
+    page.appendUserTurn("continue");
+    const turn = page.appendAssistantTurn("Part one", { streaming: true });
+    page.setPrimary("stop");
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (let i = 0; i < 3; i++) {
+      page.setStreaming(turn, false);
+      page.setPrimary("voice");
+      await vi.advanceTimersByTimeAsync(1_500); // below the 2 s debounce
+      page.setStreaming(turn, true);
+      page.setPrimary("stop");
+      await vi.advanceTimersByTimeAsync(500);
+    }
+    page.setStreaming(turn, false);
+    page.setPrimary("voice");
+    page.addActionBar(turn);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+  });
+
+  it("a modal over the page while generating (the composer aria-hidden) is not taken for idle", async () => {
+    const { page, states } = await setup({ layout });
+    page.appendUserTurn("continue");
+    const turn = page.appendAssistantTurn("Part one");
+    page.setPrimary("stop");
+    await vi.advanceTimersByTimeAsync(1_000);
+    const main = page.doc.querySelector("main")!;
+    main.setAttribute("aria-hidden", "true");
+    const dialog = page.doc.createElement("div");
+    dialog.setAttribute("role", "dialog");
+    dialog.textContent = "Settings";
+    page.portal.appendChild(dialog);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(states()).toEqual(["ready", "generating"]);
+    main.removeAttribute("aria-hidden");
+    dialog.remove();
+    page.setPrimary("voice");
+    page.addActionBar(turn);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+  });
+
+  it("a URL change while idle is one report with the new URL; the draft route of a first send is none", async () => {
+    const { page, reports } = await setup({ layout });
+    page.navigate("/c/local-chatgpt%3A11111111-2222-3333-4444-555555555555");
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(reports).toHaveLength(1);
+    page.navigate("/g/g-p-0123456789abcdef0123456789abcdef-proj/c/11111111-2222-3333-4444-555555555555");
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(reports).toHaveLength(2);
+    expect(reports[1]!.url).toBe(
+      "https://chatgpt.com/g/g-p-0123456789abcdef0123456789abcdef-proj/c/11111111-2222-3333-4444-555555555555",
+    );
+  });
+});
+
+describe("lifecycle", () => {
+  it("pagehide reports closed once; stop() ends observation", async () => {
+    const { page, states, adapter } = await setup({ layout: "classic" });
+    page.win.dispatchEvent(new page.win.Event("pagehide"));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(states()).toEqual(["ready", "closed"]);
+    adapter.stop();
+    page.appendUserTurn("later");
+    page.setPrimary("stop");
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(states()).toEqual(["ready", "closed"]);
+  });
+
+  it("before start() nothing is reported, and current() classifies the page right now", async () => {
+    const page = new FakeChatGpt({ layout: "composer-2026" });
+    pages.push(page);
+    const { adapter, reports } = attachAdapter(page);
+    page.appendUserTurn("continue");
+    page.appendAssistantTurn("Streaming", { streaming: true });
+    page.setPrimary("stop");
+    expect(adapter.current()).toMatchObject({ state: "generating", layout: "composer-2026" });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(reports).toEqual([]);
+  });
+
+  it("the first report waits for the page to settle: a page loaded mid-turn reports generating, not ready", async () => {
+    const page = new FakeChatGpt({ layout: "classic" });
+    pages.push(page);
+    const { adapter, states } = attachAdapter(page);
+    adapter.start();
+    // The resumed stream's Stop shows 800 ms after load.
+    setTimeout(() => {
+      page.appendUserTurn("continue");
+      page.appendAssistantTurn("…", { streaming: true });
+      page.setPrimary("stop");
+    }, 800);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(states()).toEqual(["generating"]);
+  });
+});

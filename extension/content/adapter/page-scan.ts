@@ -1,0 +1,472 @@
+// One snapshot of the page: composer, turns, busy signals and the current error, each found through the
+// selector table and scoped as research §2/§3/§5 require. Pure reading; the state machine adds time.
+import {
+  closestAny,
+  collapse,
+  innermost,
+  isDisabled,
+  isVisible,
+  labelOf,
+  matchesAny,
+  queryAll,
+  queryByPriority,
+  startsAfter,
+} from "./dom.ts";
+import { textExcluding } from "./page-text.ts";
+import {
+  classifyAnswerText,
+  classifyCardText,
+  classifyNoticeText,
+  MAX_ERROR_TEXT,
+  type PageErrorCode,
+} from "./errors.ts";
+import { LABELS, type SelectorTable } from "./selectors.ts";
+import type { Layout, PageWindow } from "./types.ts";
+import { classifyUrl, isLoginPath, type PageUrl } from "./url.ts";
+
+export type ButtonKind = "send" | "stop" | "voice" | "unknown";
+export type Role = "user" | "assistant" | "unknown";
+
+export interface ComposerScan {
+  form: Element | null;
+  editor: Element | null;
+  /** Set when no single usable composer was found (the reason is shown in HOST_UI_CHANGED details). */
+  problem?: string;
+  primary: Element | null;
+  primaryKind: ButtonKind | "none";
+  /** The visible send control of the form (enabled or not). */
+  send: Element | null;
+  stopVisible: boolean;
+  chips: number;
+  workMode: boolean;
+}
+
+export interface TurnScan {
+  turns: Element[];
+  /** Message nodes inside the newest turn (a later one supersedes an error card before it). */
+  newestMessages: Element[];
+  newest: Element | null;
+  newestRole: Role | null;
+  /** The newest turn when it is an assistant turn. */
+  newestAssistant: Element | null;
+}
+
+export interface ErrorFinding {
+  code: PageErrorCode;
+  detail: string;
+}
+
+export interface PageScan {
+  url: PageUrl;
+  layout: Layout;
+  composer: ComposerScan;
+  turns: TurnScan;
+  /** A strong busy signal (Stop, streaming marker, thinking label, "Answer now"), with its name. */
+  busy?: string;
+  /** `data-markdown-animated` on the newest answer: busy only while its content changes (machine decides). */
+  animated: boolean;
+  /** A thinking/Pro signal: such turns end only on the finished action bar (or a long fallback). */
+  thinking: boolean;
+  actionBar: boolean;
+  /** Changes whenever the newest turn's content or the number of turns changes. */
+  contentSig: string;
+  error?: ErrorFinding;
+  dialogOpen: boolean;
+}
+
+/** Element identities across ticks (a remounted node is a new element even if it looks the same). */
+export class ScanMemory {
+  private readonly ids = new WeakMap<Element, number>();
+  private next = 1;
+
+  idOf(el: Element): number {
+    let id = this.ids.get(el);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(el, id);
+    }
+    return id;
+  }
+}
+
+export function buttonKind(btn: Element, table: SelectorTable): ButtonKind {
+  const label = labelOf(btn);
+  const testid = btn.getAttribute("data-testid") ?? "";
+  if (LABELS.voice.test(label) || /speech|voice|dictat/i.test(testid) || matchesAny(btn, table.voiceButton)) {
+    return "voice";
+  }
+  if (LABELS.stop.test(label) || /stop/i.test(testid)) return "stop";
+  if (LABELS.send.test(label) || /send/i.test(testid) || btn.hasAttribute("data-composer-submit"))
+    return "send";
+  if (btn.getAttribute("type") === "submit") return "send";
+  return "unknown";
+}
+
+/** Per-scan lookups shared by every check: the visually hidden containers and a visibility cache. */
+export class ScanScope {
+  private readonly isHidden: (el: Element) => boolean;
+  private readonly cache = new Map<Element, boolean>();
+
+  constructor(
+    readonly doc: Document,
+    readonly win: PageWindow,
+    readonly table: SelectorTable,
+  ) {
+    // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
+    // else a remote table supplies is resolved once per scan.
+    const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
+    if (classes.every((c): c is string => c !== undefined)) {
+      this.isHidden = (el) => classes.some((c) => el.classList.contains(c));
+    } else {
+      const hidden = new Set(queryAll(doc, table.visuallyHidden));
+      this.isHidden = (el) => hidden.has(el);
+    }
+  }
+
+  visible(el: Element): boolean {
+    let v = this.cache.get(el);
+    if (v === undefined) {
+      v = isVisible(el, this.win, this.isHidden);
+      this.cache.set(el, v);
+    }
+    return v;
+  }
+
+  visibleOf(els: Iterable<Element>): Element[] {
+    return [...els].filter((el) => this.visible(el));
+  }
+
+  inHidden(el: Element): boolean {
+    for (let cur: Element | null = el; cur; cur = cur.parentElement) if (this.isHidden(cur)) return true;
+    return false;
+  }
+}
+
+export function scanComposer(scope: ScanScope): ComposerScan {
+  const { doc, table } = scope;
+  const none: ComposerScan = {
+    form: null,
+    editor: null,
+    primary: null,
+    primaryKind: "none",
+    send: null,
+    stopVisible: false,
+    chips: 0,
+    workMode: false,
+  };
+  const candidates = scope.visibleOf(
+    queryAll(doc, table.editor).filter((el) => !matchesAny(el, table.decoyInput)),
+  );
+  let editors = innermost(candidates);
+  if (editors.length > 1) {
+    const inForm = editors.filter((el) => closestAny(el, table.composerForm));
+    if (inForm.length > 0) editors = inForm;
+  }
+  if (editors.length === 0) return { ...none, problem: "no visible composer editor" };
+  if (editors.length > 1) return { ...none, problem: `${editors.length} visible composer editors` };
+  const editor = editors[0]!;
+  const form = closestAny(editor, table.composerForm) ?? editor.closest("form");
+  if (!form) return { ...none, editor, problem: "the composer editor is not inside a form" };
+
+  const primary = scope.visibleOf(queryByPriority(form, table.primaryButton))[0] ?? null;
+  const primaryKind = primary ? buttonKind(primary, table) : "none";
+  const send =
+    scope.visibleOf(queryByPriority(form, table.sendButton)).find((b) => buttonKind(b, table) === "send") ??
+    (primary && primaryKind === "send" ? primary : null);
+  let stopVisible =
+    primaryKind === "stop" ||
+    scope.visibleOf(queryAll(form, table.stopButton)).some((b) => buttonKind(b, table) === "stop");
+  if (!stopVisible) {
+    // GPT Pro's Stop in a trailing slot: only within the composer's container, never the whole document.
+    const container = closestAny(form, table.composerContainer) ?? form;
+    stopVisible = scope
+      .visibleOf(queryAll(container, table.trailingStop))
+      .some((b) => buttonKind(b, table) === "stop" && !closestAny(b, table.actionBarContainer));
+  }
+  const chips = queryAll(form, table.pastedChip).length;
+  const workMode = queryAll(doc, table.workModeSelected).length > 0;
+  return { form, editor, primary, primaryKind, send, stopVisible, chips, workMode };
+}
+
+function roleOf(el: Element, table: SelectorTable): Role {
+  const direct = el.getAttribute("data-turn") ?? el.getAttribute("data-message-author-role");
+  if (direct === "user" || direct === "assistant") return direct;
+  const units = queryAll(el, table.roleUnit);
+  if (matchesAny(el, table.roleUnit)) units.unshift(el);
+  for (const unit of units.reverse()) {
+    // Unit keys read "<turn>:<i>:<role>" (data-content-search-unit-key / data-chatgpt-search-unit-key).
+    for (const attr of unit.getAttributeNames()) {
+      if (!attr.endsWith("unit-key")) continue;
+      const role = unit.getAttribute(attr)?.split(":").pop();
+      if (role === "user" || role === "assistant") return role;
+    }
+  }
+  const authored = el.querySelectorAll("[data-message-author-role]");
+  const last = authored[authored.length - 1]?.getAttribute("data-message-author-role");
+  if (last === "user" || last === "assistant") return last;
+  if (
+    el.matches("[data-chatgpt-selection-message-id]") ||
+    el.querySelector("[data-chatgpt-selection-message-id]")
+  ) {
+    return "assistant";
+  }
+  if (el.matches("[data-user-message-bubble]") || el.querySelector("[data-user-message-bubble]"))
+    return "user";
+  const heading = el.querySelector("[data-conversation-role]")?.getAttribute("data-conversation-role");
+  if (heading === "user" || heading === "assistant") return heading;
+  return "unknown";
+}
+
+export function scanTurns(doc: Document, table: SelectorTable): TurnScan {
+  let turns = innermost(queryAll(doc, table.turn));
+  if (turns.length === 0) turns = innermost(queryAll(doc, table.message));
+  const newest = turns[turns.length - 1] ?? null;
+  const newestRole = newest ? roleOf(newest, table) : null;
+  return {
+    turns,
+    newestMessages: newest ? queryAll(newest, table.message) : [],
+    newest,
+    newestRole,
+    newestAssistant: newestRole === "assistant" ? newest : null,
+  };
+}
+
+/** Whether a user turn (or user message node) contains `needle`: the marker search and submission proof. */
+export function userTurnContains(doc: Document, table: SelectorTable, needle: string): boolean {
+  if (needle === "") return false;
+  // Text first (cheap), role only for the few nodes that contain the marker: an assistant quoting it is no proof.
+  // Message nodes are searched too: a container holding both roles reads as its last message's role.
+  const nodes = [...queryAll(doc, table.turn), ...queryAll(doc, table.message)];
+  return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
+}
+
+/** User turns and user message nodes (selfTest). */
+export function userNodes(doc: Document, table: SelectorTable): Element[] {
+  const { turns } = scanTurns(doc, table);
+  const users = turns.filter((t) => roleOf(t, table) === "user");
+  for (const m of queryAll(doc, table.message)) {
+    if (roleOf(m, table) === "user" && !users.some((u) => u.contains(m))) users.push(m);
+  }
+  return users;
+}
+
+/** The last rendered answer body of an assistant turn (continuation block, error-in-markdown). */
+export function answerRoot(turn: Element, table: SelectorTable): Element | null {
+  const roots = queryAll(turn, table.assistantMarkdown);
+  return roots[roots.length - 1] ?? null;
+}
+
+/**
+ * The current region (research §5 scoping): the newest turn and everything after it in the document. An
+ * error anywhere else sits before a newer turn, so it is stale. Without turns, everything is current.
+ */
+function inCurrentRegion(el: Element, turns: TurnScan): boolean {
+  const newest = turns.newest;
+  return !newest || newest === el || newest.contains(el) || startsAfter(el, newest);
+}
+
+/** Within the newest turn, a later non-empty message (a newer answer section) supersedes an error card. */
+function supersededInTurn(el: Element, turns: TurnScan): boolean {
+  if (!turns.newest?.contains(el)) return false;
+  return turns.newestMessages.some(
+    (m) => !m.contains(el) && !el.contains(m) && startsAfter(m, el) && collapse(m.textContent ?? "") !== "",
+  );
+}
+
+/** From an error card's Retry, the largest ancestor still short enough to be the card (≤8 levels, S3). */
+function cardAround(button: Element, table: SelectorTable): Element {
+  let card: Element = button;
+  let cur = button.parentElement;
+  for (let depth = 0; cur && depth < 8; depth++, cur = cur.parentElement) {
+    if (matchesAny(cur, table.turn) || matchesAny(cur, table.message) || cur.tagName === "MAIN") break;
+    if (cur.tagName === "BODY" || matchesAny(cur, table.composerForm)) break;
+    if (collapse(cur.textContent ?? "").length >= MAX_ERROR_TEXT) break;
+    card = cur;
+  }
+  return card;
+}
+
+function turnError(scope: ScanScope, turns: TurnScan): ErrorFinding | undefined {
+  const { table } = scope;
+  const found: ErrorFinding[] = [];
+  const consider = (el: Element, code: PageErrorCode | undefined, what: string) => {
+    if (code && !supersededInTurn(el, turns)) found.push({ code, detail: what });
+  };
+  const candidate = (el: Element) => inCurrentRegion(el, turns) && !closestAny(el, table.composerForm);
+  for (const card of scope.visibleOf(queryAll(scope.doc, table.errorCard).filter(candidate))) {
+    const text = collapse(card.textContent ?? "");
+    const hasRetry = card.querySelector("button") !== null;
+    consider(card, classifyCardText(text) ?? (hasRetry ? "RESPONSE_FAILED" : undefined), "error card");
+  }
+  const retries = [...scope.doc.getElementsByTagName("button")].filter(
+    (b) => (LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton)) && candidate(b),
+  );
+  for (const retry of scope.visibleOf(retries)) {
+    if (closestAny(retry, table.actionBarContainer)) continue;
+    const card = cardAround(retry, table);
+    consider(
+      card,
+      classifyCardText(collapse(card.textContent ?? "")) ?? "RESPONSE_FAILED",
+      "card with a Retry",
+    );
+  }
+  if (turns.newest) {
+    for (const alert of scope.visibleOf(queryAll(turns.newest, ['[role="alert"]']))) {
+      consider(alert, classifyCardText(alert.textContent ?? ""), "alert in the newest turn");
+    }
+  }
+  const newest = turns.newestAssistant;
+  if (newest) {
+    const root = answerRoot(newest, table);
+    if (root) consider(root, classifyAnswerText(root.textContent ?? ""), "error text in the answer");
+    for (const b of scope.visibleOf(newest.querySelectorAll("button"))) {
+      if (LABELS.thinkingFailed.test(labelOf(b)) && !closestAny(b, table.assistantMarkdown)) {
+        consider(b, "THINKING_FAILED", '"Thinking failed"');
+      }
+    }
+  }
+  return found[0];
+}
+
+const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
+
+function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null): ErrorFinding | undefined {
+  const { doc, table } = scope;
+  for (const notice of scope.visibleOf(queryAll(doc, table.notice))) {
+    if (turns.newest?.contains(notice) || turns.turns.some((t) => t.contains(notice))) continue;
+    const code = classifyNoticeText(notice.textContent ?? "");
+    if (code)
+      return { code, detail: `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}` };
+  }
+  // Banners by the composer (usage cap): short blocks of the composer's container, never the draft itself.
+  for (const container of queryAll(doc, table.composerContainer)) {
+    if (!NOTICE_HINT.test(container.textContent ?? "")) continue; // cheap pre-check; the draft is excluded below
+    if (!NOTICE_HINT.test(textExcluding(container, editor, 20_000))) continue;
+    for (const block of container.querySelectorAll("p, div, span")) {
+      if (editor && (block.contains(editor) || editor.contains(block))) continue;
+      const text = collapse(block.textContent ?? "");
+      if (text.length < 12 || text.length > MAX_ERROR_TEXT || !NOTICE_HINT.test(text)) continue;
+      const code = classifyNoticeText(text);
+      if ((code === "USAGE_CAP" || code === "RATE_LIMITED") && scope.visible(block)) {
+        return { code, detail: "banner by the composer" };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Two visible buttons, approve-like and deny-like, close together: the card asks a person to decide. */
+function approvalIn(root: Element, scope: ScanScope): boolean {
+  const { table } = scope;
+  if (scope.visibleOf(queryAll(root, table.approvalCard)).length > 0) return true;
+  const buttons = [...root.querySelectorAll("button")];
+  const approves = scope.visibleOf(buttons.filter((b) => LABELS.approve.test(labelOf(b))));
+  if (approves.length === 0) return false;
+  const denies = scope.visibleOf(buttons.filter((b) => LABELS.deny.test(labelOf(b))));
+  return approves.some((a) =>
+    denies.some((d) => {
+      let shared: Element | null = a.parentElement;
+      for (let i = 0; shared && i < 4; i++, shared = shared.parentElement) {
+        if (shared.contains(d)) return true;
+      }
+      return false;
+    }),
+  );
+}
+
+/** An active thinking label ("Thinking", "Pro thinking"…) in the turn, outside the answer text. */
+function thinkingLabel(turn: Element, scope: ScanScope): boolean {
+  let checked = 0;
+  for (const el of turn.querySelectorAll("span, div, button, p")) {
+    if (++checked > 400) break;
+    const text = el.textContent ?? "";
+    if (text.length > 60 || !LABELS.thinking.test(collapse(text))) continue;
+    if (!closestAny(el, scope.table.assistantMarkdown) && !scope.inHidden(el)) return true;
+  }
+  return false;
+}
+
+function layoutOf(doc: Document, composer: ComposerScan): Layout {
+  const form = composer.form;
+  if (form?.matches("form[data-chatgpt-composer]")) return "composer-2026";
+  if (form?.matches('form[data-type="unified-composer"]') || composer.editor?.id === "prompt-textarea") {
+    return "classic";
+  }
+  if (doc.querySelector("form[data-chatgpt-composer], [data-turn-key]")) return "composer-2026";
+  if (doc.querySelector('#prompt-textarea, [data-testid^="conversation-turn-"]')) return "classic";
+  return "unknown";
+}
+
+export function scanPage(win: PageWindow, table: SelectorTable, memory: ScanMemory): PageScan {
+  const doc = win.document;
+  const scope = new ScanScope(doc, win, table);
+  const composer = scanComposer(scope);
+  const turns = scanTurns(doc, table);
+  const url = classifyUrl(win.location);
+  const newest = turns.newest;
+  const newestAssistant = turns.newestAssistant;
+
+  let busy: string | undefined = composer.stopVisible ? "stop button" : undefined;
+  let thinking = false;
+  let animated = false;
+  let actionBar = false;
+  const answerNow = [newest, composer.form].some(
+    (root) =>
+      root !== null &&
+      scope.visibleOf([...root.querySelectorAll("button")].filter((b) => LABELS.answerNow.test(labelOf(b))))
+        .length > 0,
+  );
+  if (answerNow) {
+    thinking = true;
+    busy ??= '"Answer now" (Pro thinking)';
+  }
+  if (newestAssistant) {
+    if (queryAll(newestAssistant, table.streaming).some((el) => !scope.inHidden(el)))
+      busy ??= "streaming marker";
+    animated = queryAll(newestAssistant, table.markdownAnimated).length > 0;
+    if (thinkingLabel(newestAssistant, scope)) {
+      thinking = true;
+      busy ??= "thinking label";
+    }
+    actionBar = queryAll(newestAssistant, table.actionBar).length > 0;
+  }
+
+  const contentSig = newest
+    ? `${turns.turns.length}:${memory.idOf(newest)}:${(newest.textContent ?? "").length}:${animated ? 1 : 0}`
+    : `${turns.turns.length}`;
+
+  const dialogs = scope.visibleOf(queryAll(doc, ['[role="dialog"]', '[role="alertdialog"]']));
+
+  let error: ErrorFinding | undefined;
+  if (isLoginPath(win.location.pathname)) {
+    error = { code: "NOT_SIGNED_IN", detail: "the login page is shown" };
+  } else if (scope.visibleOf(queryAll(doc, table.loginControl)).length > 0) {
+    error = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
+  }
+  error ??= noticeError(scope, turns, composer.editor);
+  if (!error && [...(newest ? [newest] : []), ...dialogs].some((root) => approvalIn(root, scope))) {
+    error = { code: "AWAITING_APPROVAL", detail: "a tool confirmation card waits for a person" };
+  }
+  error ??= turnError(scope, turns);
+
+  return {
+    url,
+    layout: layoutOf(doc, composer),
+    composer,
+    turns,
+    ...(busy !== undefined ? { busy } : {}),
+    animated,
+    thinking,
+    actionBar,
+    contentSig,
+    ...(error ? { error } : {}),
+    dialogOpen: dialogs.length > 0,
+  };
+}
+
+/** Whether a send control can be clicked now (visible, enabled, send-like, in the form). */
+export function sendReady(scan: ComposerScan, table: SelectorTable): Element | null {
+  const send = scan.send;
+  if (!send || isDisabled(send) || buttonKind(send, table) !== "send") return null;
+  return send;
+}

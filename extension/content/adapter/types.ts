@@ -1,0 +1,112 @@
+// Public types of the ChatGPT page adapter: what it reports, what it needs injected, what submission returns.
+// Kept apart from the implementation so the content-script entry and the background can import them cheaply.
+import type { SelectorTable } from "./selectors.ts";
+
+export type ConversationState = "ready" | "generating" | "idle" | "error" | "closed";
+
+export type Layout = "classic" | "composer-2026" | "unknown";
+
+export interface StateReport {
+  state: ConversationState;
+  /** Set only with `state: "error"` (see docs/adapter.md for the codes). */
+  errorCode?: string;
+  /** The conversation URL, never a transient `local-chatgpt:`/`WEB:` route (the last stable URL is kept). */
+  url: string;
+  /** `status:` of the continuation-state block ending the newest assistant turn, when not generating. */
+  continuationStatus?: "working" | "complete" | "blocked";
+  layout: Layout;
+}
+
+/** Timers are injected so tests drive the adapter with fake timers and the content script with window's. */
+export interface Scheduler {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Every wait of the adapter, in milliseconds. Defaults in `DEFAULT_TIMING` (timing.ts). */
+export interface Timing {
+  /** Not-busy this long (and no content change) before generating becomes idle. */
+  idleDebounceMs: number;
+  /** Slow poll; hidden tabs throttle DOM updates, so the observer alone is not enough. */
+  pollMs: number;
+  /** At most one tick per this interval while the DOM churns. */
+  throttleMs: number;
+  /** An error condition must persist this long before it is reported (and before it clears). */
+  errorConfirmMs: number;
+  /** No reliable composer for this long → HOST_UI_CHANGED (hydration and navigation are shorter). */
+  hostUiGraceMs: number;
+  /** The composer must be the same element this long before text is inserted (hydration remount). */
+  composerStableMs: number;
+  /** A thinking/Pro turn without the finished action bar still ends after this long without busy signals. */
+  thinkingIdleFallbackMs: number;
+  /** After our submission, idle needs an assistant turn; without one it still ends after this long. */
+  answerWaitMs: number;
+  /** `data-markdown-animated` whose content has not changed for this long no longer counts as busy. */
+  animatedStaleMs: number;
+  /** After inserting, Send is briefly disabled; how long to wait for it to enable. */
+  sendEnableWaitMs: number;
+  /** How long after the click to look for proof that the message was accepted. */
+  acceptanceWindowMs: number;
+  /** How long submit waits for its preconditions when the caller gives no deadline. */
+  preconditionWaitMs: number;
+  /** After proof on a new chat, how long to wait for the real `/c/<uuid>` URL before answering. */
+  urlSettleMs: number;
+  /** Interval of submit's own checks while it waits. */
+  submitPollMs: number;
+}
+
+export interface AdapterOptions extends Scheduler {
+  now(): number;
+  onReport(report: StateReport): void;
+  idleDebounceMs?: number;
+  pollMs?: number;
+  /** Any other wait (see `Timing`); `idleDebounceMs`/`pollMs` above win over the same keys here. */
+  timing?: Partial<Timing>;
+  /** Remote update of selector chains: a key given here replaces that chain of the built-in table. */
+  selectors?: Partial<SelectorTable>;
+}
+
+export interface SubmitRequest {
+  /** The whole prompt; it must contain `marker`. */
+  text: string;
+  /** Unique per logical submission, embedded in `text` by the caller; `hasMarker` finds it later. */
+  marker: string;
+  mode: "send" | "steer";
+  /** Epoch ms (same clock as `now`) after which nothing is clicked: DEADLINE_EXCEEDED instead. */
+  deadlineAt?: number;
+  /** When given, the page must be on this conversation (its stable URL) or nothing is submitted. */
+  expectUrl?: string;
+}
+
+export type SubmitErrorCode =
+  | "AMBIGUOUS_SUBMISSION"
+  | "HOST_UI_CHANGED"
+  | "STEERING_UNAVAILABLE"
+  | "NOT_SIGNED_IN"
+  | "RATE_LIMITED"
+  | "USAGE_CAP"
+  | "DEADLINE_EXCEEDED"
+  | "MESSAGE_DELIVERY_TIMEOUT";
+
+export type SubmitOutcome =
+  | { outcome: "submitted"; url: string }
+  | {
+      outcome: "failed";
+      errorCode: SubmitErrorCode;
+      detail: string;
+      phase: "before-submit" | "after-click";
+    };
+
+export interface ChatGptAdapter {
+  start(): void;
+  stop(): void;
+  /** Classification right now (a fresh scan through the same debounce the reports use). */
+  current(): StateReport;
+  submit(req: SubmitRequest): Promise<SubmitOutcome>;
+  /** Reconciliation: is there a user turn containing this marker? */
+  hasMarker(marker: string): boolean;
+  selfTest(): { layout: string; found: Record<string, boolean> };
+}
+
+/** A window with its own constructors (events, observers): the content script's, or a test's jsdom window. */
+export type PageWindow = Window & typeof globalThis;
