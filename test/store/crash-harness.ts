@@ -29,6 +29,10 @@ export interface LaneReport {
   tornTails: number;
   /** Unconfirmed archive appends cut during recovery. */
   archiveCuts: number;
+  /** Recoveries that found a snapshot temp file (killed while writing a snapshot). */
+  snapshotTempsRemoved: number;
+  /** Recoveries that rebased the journal (killed between a snapshot's rename and the journal reset). */
+  journalRebases: number;
 }
 
 export async function runCrashCampaign(o: CrashCampaignOptions): Promise<LaneReport[]> {
@@ -60,6 +64,8 @@ async function runLane(
     recovered: 0,
     tornTails: 0,
     archiveCuts: 0,
+    snapshotTempsRemoved: 0,
+    journalRebases: 0,
   };
   const config = { dir, snapshotAfterBytes: o.snapshotAfterBytes, archiveEvery: o.archiveEvery };
   let failed = true;
@@ -76,6 +82,9 @@ async function runLane(
         } else if (line.startsWith("warn ")) {
           if (line.includes("torn tail")) report.tornTails++;
           if (line.includes("archive")) report.archiveCuts++;
+        } else if (line.startsWith("info ")) {
+          if (/temp files .*store\.snapshot\./.test(line)) report.snapshotTempsRemoved++;
+          if (line.includes("rebased")) report.journalRebases++;
         }
       });
       const where = (): string =>

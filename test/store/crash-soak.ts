@@ -16,7 +16,7 @@ console.log(`crash soak: ${kills} SIGKILLs, seed ${seed}`);
 try {
   const lanes = await runCrashCampaign({
     kills,
-    lanes: 2,
+    lanes: 3,
     seed,
     bundle,
     snapshotAfterBytes: 4096,
@@ -26,7 +26,8 @@ try {
   for (const [i, l] of lanes.entries()) {
     console.log(
       `lane ${i}: ${l.kills} kills (${l.killsDuringStartup} during startup), ${l.maxAcked} acked, ` +
-        `${l.recovered} recovered, ${l.tornTails} torn tails cut, ${l.archiveCuts} archive appends cut`,
+        `${l.recovered} recovered; recoveries: ${l.snapshotTempsRemoved} mid-snapshot, ${l.journalRebases} ` +
+        `between snapshot and journal reset, ${l.archiveCuts} mid-archive, ${l.tornTails} torn journal tails`,
     );
   }
   console.log(`ok in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -37,7 +37,7 @@ async function open(config: ChildConfig): Promise<DurableStore> {
     migrations: MIGRATIONS,
     snapshotAfterBytes: config.snapshotAfterBytes,
     lockKind: config.lockKind,
-    log: { warn: (m) => out(`warn ${m}`), info: () => undefined },
+    log: { warn: (m) => out(`warn ${m}`), info: (m) => out(`info ${m}`) },
     faultHook: (point) => {
       if (point === (armed ?? config.fault)) process.kill(process.pid, "SIGKILL");
       if (process.env.STORE_TRACE && traced) out(`trace ${point} ${JSON.stringify(traced.stats())}`);
