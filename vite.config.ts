@@ -1,8 +1,33 @@
-// Root Vite/Vitest configuration. Later issues add the extension build here; for now it drives the test run.
+// Root Vite/Vitest configuration: the test run, and the extension build (`vite build --mode chrome|firefox`,
+// output in dist/<browser>/, or $ORCHESTRATOR_EXT_OUT_DIR/<browser>/ when set). See docs/extension.md.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import webExtension from "vite-plugin-web-extension";
 import { defineConfig } from "vitest/config";
+import { DEFAULT_FIREFOX_EXTENSION_ID } from "./native-host/src/cli/extension-ids.ts";
 
-export default defineConfig({
-  test: {
+const root = import.meta.dirname;
+const TARGETS = ["chrome", "firefox"] as const;
+type Target = (typeof TARGETS)[number];
+
+/** The manifest template with `{{VERSION}}` and `{{FIREFOX_EXTENSION_ID}}` filled; `{{chrome}}.`/`{{firefox}}.`
+ * key prefixes are left to the plugin, which keeps the keys of the target browser only. */
+function extensionManifest(): Record<string, unknown> {
+  const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { version: string };
+  const template = readFileSync(resolve(root, "manifests/extension/manifest.json"), "utf8");
+  const values: Record<string, string> = {
+    VERSION: pkg.version,
+    FIREFOX_EXTENSION_ID: DEFAULT_FIREFOX_EXTENSION_ID,
+  };
+  return JSON.parse(template, (_key, value: unknown) =>
+    typeof value === "string"
+      ? value.replace(/\{\{([A-Z_]+)\}\}/g, (m, name: string) => values[name] ?? m)
+      : value,
+  ) as Record<string, unknown>;
+}
+
+export default defineConfig(({ command, mode }) => {
+  const test = {
     include: [
       "native-host/**/*.test.ts",
       "shared/**/*.test.ts",
@@ -11,6 +36,36 @@ export default defineConfig({
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    pool: "forks",
-  },
+    pool: "forks" as const,
+  };
+  if (command !== "build") return { test };
+
+  if (!TARGETS.includes(mode as Target))
+    throw new Error(`build the extension with --mode chrome or --mode firefox (got "${mode}")`);
+  const target = mode as Target;
+  const outBase = process.env.ORCHESTRATOR_EXT_OUT_DIR ?? resolve(root, "dist");
+  return {
+    test,
+    root,
+    publicDir: false,
+    logLevel: "warn",
+    build: {
+      outDir: resolve(outBase, target),
+      emptyOutDir: true,
+      // Readable output is easier to review for a store and to debug in the browser; the bundle is small.
+      minify: false,
+      sourcemap: false,
+      target: target === "chrome" ? "chrome120" : "firefox140",
+    },
+    plugins: [
+      webExtension({
+        browser: target,
+        manifest: extensionManifest,
+        disableAutoLaunch: true,
+        // Validation downloads a schema from the network; the build must work offline (research/e2e-recipe §9).
+        skipManifestValidation: true,
+        printSummary: false,
+      }),
+    ],
+  };
 });

@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = path.join(ROOT, "bin", "orchestrator.js");
-const CHROME_ID = "fcmjoongomnfgnfjblfnieeifpidloll";
+/** The id the extension build pins (manifest `key`): doctor without --extension-id expects it. */
+const CHROME_ID = DEFAULT_CHROME_EXTENSION_ID;
 const HOST = "com.chatgpt_orchestrator.host";
 
 const home = mkdtempSync(path.join(tmpdir(), "orchestrator-spawn-"));

@@ -6,9 +6,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TestCli } from "./cli-test-kit.ts";
 import { testCli } from "./cli-test-kit.ts";
 import type { Check } from "./doctor.ts";
-import { NATIVE_HOST_NAME } from "./extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID, NATIVE_HOST_NAME } from "./extension-ids.ts";
 
-const CHROME_ID = "fcmjoongomnfgnfjblfnieeifpidloll";
+/** The id the extension build pins (manifest `key`): doctor without --extension-id expects it. */
+const CHROME_ID = DEFAULT_CHROME_EXTENSION_ID;
 const DEAD_PID = 2_147_483_000;
 const containing = (s: string): string => expect.stringContaining(s) as string;
 const matching = (r: RegExp): string => expect.stringMatching(r) as string;

@@ -6,11 +6,11 @@
 export const NATIVE_HOST_NAME = "com.chatgpt_orchestrator.host";
 
 /**
- * Chrome/Chromium extension id of our extension. The extension build pins it with the manifest `key`
- * (id = first 32 hex digits of SHA-256 of the public key, digits mapped 0-f → a-p); until that key exists this is a
- * placeholder, which Chrome rejects. `orchestrator install --extension-id <id>` overrides it.
+ * Chrome/Chromium extension id of our extension. The extension build pins it with the manifest `key` of
+ * `manifests/extension/manifest.json` (id = first 32 hex digits of SHA-256 of the public key, digits mapped
+ * 0-f → a-p; test/extension/build.test.ts checks they agree). `orchestrator install --extension-id <id>` overrides it.
  */
-export const DEFAULT_CHROME_EXTENSION_ID = "PLACEHOLDER";
+export const DEFAULT_CHROME_EXTENSION_ID = "adplgnalhfmbjconlmnleaockcdgmlhn";
 
 /** Firefox/LibreWolf add-on id: `browser_specific_settings.gecko.id` in the extension's Firefox manifest. */
 export const DEFAULT_FIREFOX_EXTENSION_ID = "orchestrator@chatgpt-orchestrator.local";

@@ -8,6 +8,7 @@ import type { TestCli } from "./cli-test-kit.ts";
 import { testCli } from "./cli-test-kit.ts";
 import {
   classifyExtensionId,
+  DEFAULT_CHROME_EXTENSION_ID,
   DEFAULT_FIREFOX_EXTENSION_ID,
   NATIVE_HOST_NAME,
   parseNativeHostCaller,
@@ -77,10 +78,13 @@ describe("orchestrator install", () => {
     expect(cli.err).toEqual([]);
   });
 
-  it("warns when Chrome gets the placeholder id", async () => {
+  it("gives Chrome the id pinned by the extension's manifest key by default, without a warning", async () => {
     cli = testCli();
     expect(await cli.run("install", "--browser", "chromium")).toBe(0);
-    expect(cli.err.join("\n")).toMatch(/placeholder.*--extension-id/);
+    expect(manifestAt(path.join(cli.home, LINUX_LOCATIONS.chromium)).allowed_origins).toEqual([
+      `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/`,
+    ]);
+    expect(cli.err).toEqual([]);
   });
 
   it("writes into <profile-dir>/NativeMessagingHosts for a Chromium --user-data-dir, and nothing under HOME", async () => {

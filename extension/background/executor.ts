@@ -1,0 +1,1041 @@
+// The background executor: it carries out the host's commands in ChatGPT tabs exactly once, reports what the
+// tabs show, and after any restart tells the host precisely what it knows (spec 12, 13.2, 13.3, 19, 21, 22).
+// It never decides that another turn is warranted (spec 12.1): it only submits what the host commands.
+import {
+  PROTOCOL_VERSION,
+  type CommandMessage,
+  type ExtensionMessage,
+  type Hello,
+  type HostMessage,
+} from "../../shared/native-messages.ts";
+import type { BackoffPolicy } from "../lib/backoff.ts";
+import type { BrowserFamily, ExtensionApi, MessageSender, SendResponse } from "../lib/browser-api.ts";
+import {
+  CHATGPT_MATCH,
+  conversationIdOf,
+  isChatGptUrl,
+  NEW_CHAT_URL,
+  showsConversation,
+} from "../lib/chatgpt-url.ts";
+import {
+  contentMessageSchema,
+  pageMessageSchema,
+  type StateReport,
+  type SubmitMode,
+  type SubmitResult,
+} from "../lib/content-protocol.ts";
+import { errorText, type Logger } from "../lib/logger.ts";
+import { commandMarker, embedMarker } from "../lib/marker.ts";
+import { ContentChannel } from "./content-channel.ts";
+import {
+  JournalStore,
+  PrefStore,
+  type BindingRecord,
+  type BindingState,
+  type ObservedRecord,
+  type OrchestratorDb,
+} from "./db.ts";
+import { helloPhase, needsReport, newEntry, type JournalEntry } from "./journal.ts";
+import {
+  NativeConnection,
+  type ConnectionHealth,
+  type PortHandle,
+  type Timers,
+} from "./native-connection.ts";
+import { AbortedError, GeneratingLimiter, SerialQueues } from "./queue.ts";
+import { checkContentSender, isExtensionPageSender } from "./sender.ts";
+
+export interface ExecutorOptions {
+  /** Tabs generating at once across workers, unless the `maxGenerating` preference says otherwise. */
+  readonly maxGenerating: number;
+  /** How long a tab may take to load the content script before a command fails (nothing submitted). */
+  readonly contentReadyTimeoutMs: number;
+  /** How long the page may take to submit (wait for the composer, insert, click, confirm). */
+  readonly submitTimeoutMs: number;
+  /** One ping, marker or status question to a content script. */
+  readonly probeTimeoutMs: number;
+  /** After a restart: how long to wait for a tab's content script to come back before failing closed. */
+  readonly recoveryWaitMs: number;
+  /** A slot of the generating limit is released at the latest after this long without an idle report. */
+  readonly generatingHoldMs: number;
+  /** Finished journal entries are kept this long (to answer a redelivered command), and at most this many. */
+  readonly journalKeepMs: number;
+  readonly journalKeepMax: number;
+  readonly backoff?: BackoffPolicy;
+}
+
+export const DEFAULT_OPTIONS: ExecutorOptions = {
+  maxGenerating: 3,
+  contentReadyTimeoutMs: 45_000,
+  submitTimeoutMs: 180_000,
+  probeTimeoutMs: 3_000,
+  recoveryWaitMs: 10_000,
+  generatingHoldMs: 60 * 60_000,
+  journalKeepMs: 24 * 60 * 60_000,
+  journalKeepMax: 500,
+};
+
+export interface ExecutorDeps {
+  readonly api: ExtensionApi;
+  readonly db: OrchestratorDb;
+  readonly timers: Timers;
+  readonly log: Logger;
+  readonly browser: BrowserFamily;
+  readonly options?: Partial<ExecutorOptions>;
+}
+
+export interface ExecutorHealth {
+  readonly executorId: string;
+  readonly connection: ConnectionHealth;
+  readonly generating: number;
+  readonly maxGenerating: number;
+}
+
+const KEEPALIVE_ALARM = "orchestrator.keepalive";
+/** Not a protocol error code: the host cancelled the command before its submission started. */
+const CANCELLED = "CANCELLED";
+const AMBIGUOUS = "AMBIGUOUS_SUBMISSION";
+/** Sequence numbers come from the clock, so dropping an old worker's last observation loses nothing. */
+const OBSERVED_KEEP_MS = 7 * 24 * 60 * 60_000;
+
+type Outcome =
+  | { readonly outcome: "submitted"; readonly url?: string }
+  | { readonly outcome: "failed"; readonly errorCode: string; readonly detail?: string };
+
+const isPositiveInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v > 0;
+const isBool = (v: unknown): v is boolean => typeof v === "boolean";
+const isText = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= 200;
+
+export class Executor {
+  readonly connection: NativeConnection;
+  private readonly opts: ExecutorOptions;
+  private readonly journal: JournalStore;
+  private readonly prefs: PrefStore;
+  private readonly content: ContentChannel;
+  private readonly queues = new SerialQueues();
+  private readonly limiter: GeneratingLimiter;
+  private executorId = "";
+  private focusNewTabs = false;
+  private ready: Promise<void> = new Promise(() => undefined);
+  private started = false;
+  /** Commands whose submission this process is carrying out right now. */
+  private readonly inFlight = new Set<string>();
+  /** Commands with a task in a worker queue. */
+  private readonly scheduled = new Set<string>();
+  private readonly submitting = new Set<string>();
+  private readonly observedGenerating = new Set<string>();
+  private readonly aborts = new Map<string, AbortController>();
+  private readonly holdTimers = new Map<string, unknown>();
+  private readonly lastSeq = new Map<string, number>();
+  /** Outbound reports run one at a time, so `hello` and live reports never interleave inconsistently. */
+  private outbox: Promise<unknown> = Promise.resolve();
+  /** The port `hello` went out on; reports are sent only there. */
+  private port: PortHandle | undefined;
+  private readonly helloContents = new Map<number, { commandIds: string[]; bindings: BindingRecord[] }>();
+  private pendingSteps = 0;
+  /** Host messages are handled one at a time, in arrival order (commands of a worker stay in order). */
+  private hostChain: Promise<unknown> = Promise.resolve();
+  private maxGenerating = DEFAULT_OPTIONS.maxGenerating;
+  /** Bound tabs whose content script did not answer during recovery. */
+  private silentTabs: number[] = [];
+
+  constructor(private readonly deps: ExecutorDeps) {
+    this.opts = { ...DEFAULT_OPTIONS, ...deps.options };
+    this.journal = new JournalStore(deps.db);
+    this.prefs = new PrefStore(deps.db);
+    this.content = new ContentChannel(deps.api, deps.timers);
+    this.limiter = new GeneratingLimiter(this.opts.maxGenerating);
+    this.connection = new NativeConnection({
+      api: deps.api,
+      timers: deps.timers,
+      log: deps.log,
+      ...(this.opts.backoff ? { backoff: this.opts.backoff } : {}),
+      onOpen: (port) => this.sendHello(port),
+      onMessage: (message, port) => {
+        const handled = this.hostChain.then(() => this.onHostMessage(message, port));
+        this.hostChain = handled.catch(() => undefined);
+        this.guard(`host ${message.kind}`, handled);
+      },
+      onClose: () => {
+        this.port = undefined;
+      },
+    });
+  }
+
+  // ── lifecycle ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Registers every event listener. Call synchronously in the first turn of the background script: an MV3
+   * service worker woken by an event only delivers it to listeners registered at top level.
+   */
+  listen(): void {
+    const { api } = this.deps;
+    api.runtime.onMessage.addListener((m, s, r) => this.onRuntimeMessage(m, s, r));
+    api.tabs.onRemoved.addListener((tabId) => this.guard("tab removed", this.onTabRemoved(tabId)));
+    api.tabs.onUpdated.addListener((tabId, change) => {
+      if (change.url !== undefined) this.guard("tab updated", this.onTabUrl(tabId, change.url));
+    });
+    api.alarms.onAlarm.addListener((alarm) => {
+      if (alarm.name === KEEPALIVE_ALARM) this.connection.ensure();
+    });
+    // These only need to wake the background; start() has already run by then.
+    api.runtime.onStartup.addListener(() => this.connection.ensure());
+    api.runtime.onInstalled.addListener(() => this.connection.ensure());
+  }
+
+  /** Recovers from the journal (once), then connects to the host. */
+  start(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      this.ready = this.recover();
+      void this.ready.then(
+        () => this.connection.start(),
+        (e: unknown) => this.deps.log.warn(`recovery failed: ${errorText(e)}`),
+      );
+      void Promise.resolve(this.deps.api.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 })).catch(
+        (e: unknown) => this.deps.log.warn(`keepalive alarm: ${errorText(e)}`),
+      );
+    }
+    return this.ready;
+  }
+
+  stop(): void {
+    this.connection.stop();
+    for (const timer of this.holdTimers.values()) this.deps.timers.clearTimeout(timer);
+    this.holdTimers.clear();
+  }
+
+  health(): ExecutorHealth {
+    return {
+      executorId: this.executorId,
+      connection: this.connection.health(),
+      generating: this.limiter.size,
+      maxGenerating: this.maxGenerating,
+    };
+  }
+
+  /** Resolves once no command is queued or running and no report is pending (tests, diagnostics). */
+  async idle(): Promise<void> {
+    await this.ready;
+    while (this.scheduled.size > 0 || this.pendingSteps > 0) await this.sleep(2);
+    await this.hostChain;
+  }
+
+  // ── recovery (spec 12.4, 13.2, 13.3) ──────────────────────────────────────────────────────────
+
+  private async recover(): Promise<void> {
+    const { db, timers, log } = this.deps;
+    this.executorId = await this.prefs.get("executorId", "", isText);
+    if (!this.executorId) {
+      this.executorId = `${this.deps.browser}-${randomHex(timers.random, 8)}`;
+      await this.prefs.set("executorId", this.executorId);
+    }
+    this.maxGenerating = await this.prefs.get("maxGenerating", this.opts.maxGenerating, isPositiveInt);
+    this.limiter.setLimit(this.maxGenerating);
+    this.focusNewTabs = await this.prefs.get("focusNewTabs", false, isBool);
+    for (const o of await db.observed.toArray()) this.lastSeq.set(o.workerId, o.seq);
+
+    await this.verifyBindings();
+
+    const entries = await this.journal.all();
+    await Promise.all(
+      entries
+        .filter((e) => e.phase === "submission-started")
+        .map(async (entry) => {
+          const outcome = await this.resolveInterrupted(entry);
+          log.info(`recovered ${entry.commandId} from submission-started as ${outcome.outcome}`);
+          await this.finish(entry, outcome, { report: false });
+        }),
+    );
+    for (const entry of entries.filter((e) => e.phase === "received")) this.schedule(entry);
+    await this.journal.prune(timers.now(), this.opts.journalKeepMs, this.opts.journalKeepMax);
+    await this.pruneObserved();
+    this.guard("reviving tabs", this.reviveSilentTabs());
+  }
+
+  /** Keeps a binding only if its tab still exists and shows the bound conversation; never adopts a guess. */
+  private async verifyBindings(): Promise<void> {
+    const { db, api, timers } = this.deps;
+    const bindings = await db.bindings.toArray();
+    const boundTabs = new Set(bindings.filter((b) => b.state === "bound").map((b) => b.tabId));
+    for (const b of bindings) {
+      if (b.state !== "bound") continue;
+      const tab = await api.tabs.get(b.tabId).catch(() => undefined);
+      const stillThere =
+        tab !== undefined &&
+        (b.conversationId !== undefined
+          ? showsConversation(tab.url, b.conversationId)
+          : isChatGptUrl(tab.url));
+      if (stillThere) continue;
+      // After a browser restart tab ids change. Only a tab showing exactly the bound conversation, the only one
+      // doing so and bound to no other worker, is the same conversation; anything else would be a guess.
+      let recovered: number | undefined;
+      if (b.conversationId !== undefined) {
+        const candidates = (await api.tabs.query({ url: CHATGPT_MATCH }).catch(() => [])).filter(
+          (t) =>
+            t.id !== undefined &&
+            !boundTabs.has(t.id) &&
+            b.conversationId !== undefined &&
+            showsConversation(t.url, b.conversationId),
+        );
+        if (candidates.length === 1) recovered = candidates[0]?.id;
+      }
+      if (recovered !== undefined) {
+        boundTabs.add(recovered);
+        await db.bindings.put({ ...b, tabId: recovered, reported: false, updatedAt: timers.now() });
+      } else {
+        await this.setBinding(b.workerId, { ...b, state: "unavailable" }, { report: false });
+      }
+    }
+    // Republish the current observed state of every verified tab (spec 13.2).
+    const verified = (await db.bindings.toArray()).filter((b) => b.state === "bound");
+    const pings = await Promise.all(
+      verified.map((b) => this.content.ping(b.tabId, this.opts.probeTimeoutMs)),
+    );
+    const silent: number[] = [];
+    for (const [i, b] of verified.entries()) {
+      const ping = pings[i];
+      if (ping?.ok && ping.value.state) await this.observe(b.workerId, ping.value.state, { report: false });
+      else if (!ping?.ok) silent.push(b.tabId);
+    }
+    this.silentTabs = silent;
+  }
+
+  /**
+   * A managed tab whose content script does not answer is not observed, so its worker would never be resumed.
+   * Chromium does not inject content scripts into tabs open before an extension update, and restores tabs
+   * unloaded: give each one a moment, then reload it (ChatGPT resumes a running reply after a reload).
+   */
+  private async reviveSilentTabs(): Promise<void> {
+    const tabs = this.silentTabs;
+    this.silentTabs = [];
+    await Promise.all(
+      tabs.map(async (tabId) => {
+        const { recoveryWaitMs, probeTimeoutMs } = this.opts;
+        if (await this.content.waitForContent(tabId, recoveryWaitMs, probeTimeoutMs)) return;
+        const binding = await this.bindingOfTab(tabId);
+        if (binding?.state !== "bound" || this.submitting.has(binding.workerId)) return;
+        this.deps.log.info(`tab ${tabId} of ${binding.workerId} has no content script: reloading it`);
+        await this.deps.api.tabs.reload(tabId).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Last observations of workers this browser no longer holds are kept a while, then dropped. */
+  private async pruneObserved(): Promise<void> {
+    const { db } = this.deps;
+    const bound = new Set((await db.bindings.toArray()).map((b) => b.workerId));
+    const cutoff = this.now() - OBSERVED_KEEP_MS;
+    const stale = (await db.observed.toArray()).filter((o) => !bound.has(o.workerId) && o.at < cutoff);
+    await db.observed.bulkDelete(stale.map((o) => o.workerId));
+  }
+
+  /** Spec 12.4: a submission interrupted by a restart is submitted only with proof, else ambiguous. */
+  private async resolveInterrupted(entry: JournalEntry): Promise<Outcome> {
+    const tabId = entry.tabId;
+    const ambiguous = (why: string): Outcome => ({
+      outcome: "failed",
+      errorCode: AMBIGUOUS,
+      detail: `the executor restarted after it began submitting; ${why}`,
+    });
+    if (tabId === undefined) return ambiguous("no tab was recorded");
+    const tab = await this.deps.api.tabs.get(tabId).catch(() => undefined);
+    if (!tab) return ambiguous("its tab is gone");
+    if (!(await this.content.waitForContent(tabId, this.opts.recoveryWaitMs, this.opts.probeTimeoutMs)))
+      return ambiguous("its tab does not answer");
+    const deadline = this.deps.timers.now() + this.opts.submitTimeoutMs;
+    for (;;) {
+      const status = await this.content.submitStatus(tabId, entry.commandId, this.opts.probeTimeoutMs);
+      if (!status.ok || status.value.status === "unknown") break;
+      if (status.value.status === "done") return this.settle(tabId, entry, status.value.result);
+      if (this.deps.timers.now() > deadline) break;
+      await this.sleep(250);
+    }
+    return (await this.proveByMarker(tabId, entry))
+      ? { outcome: "submitted", ...(tab.url ? { url: tab.url } : {}) }
+      : ambiguous("its marker is not in the conversation");
+  }
+
+  // ── host messages ─────────────────────────────────────────────────────────────────────────────
+
+  private async onHostMessage(message: HostMessage, port: PortHandle): Promise<void> {
+    await this.ready;
+    switch (message.kind) {
+      case "welcome":
+        if (!message.error) await this.welcomed(port.generation);
+        return;
+      case "command":
+        return this.onCommand(message, port);
+      case "command.cancel":
+        return this.onCancel(message.commandId);
+      case "ui.response":
+      case "ui.changed":
+        return; // for the popup and dashboard (a later issue)
+    }
+  }
+
+  private sendHello(port: PortHandle): void {
+    this.guard(
+      "hello",
+      this.step(async () => {
+        await this.ready;
+        const hello = await this.buildHello();
+        if (port.send(hello.message)) {
+          this.port = port;
+          this.helloContents.set(port.generation, hello.contents);
+        }
+      }),
+    );
+  }
+
+  private async buildHello(): Promise<{
+    message: Hello;
+    contents: { commandIds: string[]; bindings: BindingRecord[] };
+  }> {
+    const { db, api } = this.deps;
+    const observed = new Map((await db.observed.toArray()).map((o) => [o.workerId, o]));
+    const bindings = (await db.bindings.toArray()).slice(0, 1_000);
+    const entries = (await this.journal.all()).filter(needsReport).slice(0, 1_000);
+    const message: Hello = {
+      kind: "hello",
+      protocolVersion: PROTOCOL_VERSION,
+      executorId: this.executorId,
+      browser: this.deps.browser,
+      extensionVersion: api.runtime.getManifest().version,
+      bindings: bindings.map((b) => {
+        const o = b.state === "bound" ? observed.get(b.workerId) : undefined;
+        return {
+          workerId: b.workerId,
+          binding: b.state,
+          ...(b.url !== undefined ? { url: b.url } : {}),
+          ...(o
+            ? {
+                observed: {
+                  state: o.state,
+                  seq: o.seq,
+                  ...(o.errorCode !== undefined ? { errorCode: o.errorCode } : {}),
+                },
+              }
+            : {}),
+        };
+      }),
+      journal: entries.map((e) => ({
+        commandId: e.commandId,
+        workerId: e.workerId,
+        phase: helloPhase(e, this.inFlight.has(e.commandId)),
+        ...(e.errorCode !== undefined ? { errorCode: e.errorCode } : {}),
+        ...(e.url !== undefined ? { url: e.url } : {}),
+      })),
+    };
+    const told = entries.filter((e) => e.phase === "submitted" || e.phase === "failed");
+    return { message, contents: { commandIds: told.map((e) => e.commandId), bindings } };
+  }
+
+  /** The host answered our `hello`: what it carried is now known to the host. */
+  private welcomed(generation: number): Promise<void> {
+    const contents = this.helloContents.get(generation);
+    this.helloContents.delete(generation);
+    if (!contents) return Promise.resolve();
+    return this.step(async () => {
+      const now = this.deps.timers.now();
+      for (const id of contents.commandIds) {
+        await this.journal.transition(id, ["submitted"], "completed", {}, now);
+        await this.journal.markFailureReported(id, now);
+      }
+      const { db } = this.deps;
+      await db.transaction("rw", db.bindings, async () => {
+        for (const sent of contents.bindings) {
+          const current = await db.bindings.get(sent.workerId);
+          if (current?.updatedAt !== sent.updatedAt || current.state !== sent.state) continue;
+          if (current.state === "bound") await db.bindings.put({ ...current, reported: true });
+          else await db.bindings.delete(current.workerId);
+        }
+      });
+    });
+  }
+
+  private async onCommand(command: CommandMessage, port: PortHandle): Promise<void> {
+    const { log, timers } = this.deps;
+    const known = await this.journal.get(command.commandId);
+    if (known) return this.redelivered(known, port);
+    const twin = (await this.journal.byIdempotencyKey(command.idempotencyKey)).find(
+      (e) => e.commandId !== command.commandId,
+    );
+    // Journal first (strict durability), then acknowledge: an acknowledged command survives any crash.
+    const entry = await this.journal.insert(
+      newEntry(command, commandMarker(command.commandId), timers.now()),
+    );
+    port.send({ kind: "command.ack", commandId: entry.commandId, workerId: entry.workerId });
+    if (twin) {
+      log.warn(`${command.commandId} repeats idempotency key of ${twin.commandId}: not submitted again`);
+      return this.finish(entry, {
+        outcome: "failed",
+        errorCode: "CONFLICT",
+        detail: `same idempotency key as command ${twin.commandId}, which is ${twin.phase}`,
+      });
+    }
+    this.schedule(entry);
+  }
+
+  /** A command id already journaled: answer from the journal, never submit again (spec 12.4). */
+  private async redelivered(entry: JournalEntry, port: PortHandle): Promise<void> {
+    port.send({ kind: "command.ack", commandId: entry.commandId, workerId: entry.workerId });
+    switch (entry.phase) {
+      case "completed":
+      case "failed":
+        return this.step(async () => {
+          this.send(resultMessage(entry));
+          if (entry.phase === "failed") await this.journal.markFailureReported(entry.commandId, this.now());
+        });
+      case "submitted":
+        return this.step(() => this.reportSubmitted(entry));
+      case "received":
+        if (!this.scheduled.has(entry.commandId)) this.schedule(entry);
+        return;
+      case "submission-started":
+        return; // being carried out here: its result follows
+    }
+  }
+
+  private async onCancel(commandId: string): Promise<void> {
+    const cancelled = await this.journal.transition(
+      commandId,
+      ["received"],
+      "failed",
+      { errorCode: CANCELLED, detail: "cancelled by the host before submission", resultSent: true },
+      this.now(),
+    );
+    if (cancelled) {
+      this.aborts.get(commandId)?.abort();
+      this.deps.log.info(`${commandId} cancelled before submission`);
+    } else {
+      const entry = await this.journal.get(commandId);
+      this.deps.log.info(`cancel of ${commandId} ignored: ${entry ? entry.phase : "unknown command"}`);
+    }
+  }
+
+  // ── carrying out a command ────────────────────────────────────────────────────────────────────
+
+  private schedule(entry: JournalEntry): void {
+    const { commandId, workerId } = entry;
+    this.scheduled.add(commandId);
+    const abort = new AbortController();
+    this.aborts.set(commandId, abort);
+    this.queues
+      .run(workerId, () =>
+        this.execute(commandId, abort.signal).catch((e: unknown) => this.failUnexpected(commandId, e)),
+      )
+      .catch((e: unknown) => this.deps.log.warn(`${commandId}: ${errorText(e)}`))
+      .finally(() => {
+        this.scheduled.delete(commandId);
+        this.aborts.delete(commandId);
+      });
+  }
+
+  /** A browser API threw mid-command: before submission nothing was sent; after it, the marker decides. */
+  private async failUnexpected(commandId: string, error: unknown): Promise<void> {
+    const why = errorText(error);
+    this.deps.log.warn(`${commandId}: ${why}`);
+    const entry = await this.journal.get(commandId);
+    if (entry?.phase === "received")
+      return this.finish(entry, { outcome: "failed", errorCode: "EXECUTOR_UNAVAILABLE", detail: why });
+    if (entry?.phase === "submission-started") {
+      const outcome: Outcome =
+        entry.tabId !== undefined
+          ? await this.unknownOutcome(entry.tabId, entry, why)
+          : { outcome: "failed", errorCode: AMBIGUOUS, detail: `delivery unknown: ${why}` };
+      return this.finish(entry, outcome);
+    }
+  }
+
+  private async execute(commandId: string, signal: AbortSignal): Promise<void> {
+    const entry = await this.journal.get(commandId);
+    if (entry?.phase !== "received" || signal.aborted) return;
+    const { workerId } = entry;
+    const fail = (errorCode: string, detail: string) =>
+      this.finish(entry, { outcome: "failed", errorCode, detail });
+    if (!entry.prompt) return fail("EXECUTOR_UNAVAILABLE", "the journal holds no prompt for this command");
+    if (this.now() > entry.deadlineAt)
+      return fail("DEADLINE_EXCEEDED", "the deadline passed before submission");
+
+    const needsSlot = entry.type !== "conversation.steer";
+    let submitted = false;
+    let createdTab: { tabId: number; previous: BindingRecord | undefined } | undefined;
+    try {
+      if (needsSlot) await this.limiter.acquire(workerId, signal);
+      const target = await this.targetTab(entry);
+      if ("errorCode" in target) return await fail(target.errorCode, target.detail);
+      if (target.created) createdTab = { tabId: target.tabId, previous: target.previous };
+      const { tabId } = target;
+      const reachable = await this.ensureContent(tabId, target.created, entry.type !== "conversation.steer");
+      if (!reachable)
+        return await fail("EXECUTOR_UNAVAILABLE", "the ChatGPT tab did not load the extension's page script");
+      if (signal.aborted) return;
+      if (this.now() > entry.deadlineAt)
+        return await fail("DEADLINE_EXCEEDED", "the deadline passed before submission");
+
+      // Spec 12.4: from here on the outcome is "submitted" only with proof; a crash leaves it ambiguous.
+      const started = await this.journal.transition(
+        commandId,
+        ["received"],
+        "submission-started",
+        { tabId },
+        this.now(),
+      );
+      if (!started) return; // cancelled meanwhile
+      createdTab = undefined; // the prompt may be in that tab now: it stays, bound
+      this.inFlight.add(commandId);
+      this.submitting.add(workerId);
+      const mode = submitMode(entry.type);
+      const reply = await this.content.submit(
+        tabId,
+        {
+          commandId,
+          text: embedMarker(entry.prompt.text, entry.marker),
+          marker: entry.marker,
+          mode,
+          deadlineAt: entry.deadlineAt,
+          ...(target.expectUrl !== undefined ? { expectUrl: target.expectUrl } : {}),
+        },
+        this.opts.submitTimeoutMs,
+      );
+      const outcome = reply.ok
+        ? await this.settle(tabId, started, reply.value)
+        : await this.unknownOutcome(tabId, started, reply.error);
+      submitted = outcome.outcome === "submitted";
+      await this.finish(started, outcome);
+    } catch (e) {
+      if (e instanceof AbortedError) return;
+      throw e;
+    } finally {
+      this.inFlight.delete(commandId);
+      this.submitting.delete(workerId);
+      if (needsSlot) {
+        if (submitted) this.holdSlot(workerId);
+        else if (!this.observedGenerating.has(workerId)) this.releaseSlot(workerId);
+      }
+      if (createdTab) await this.discardCreatedTab(workerId, createdTab.tabId, createdTab.previous);
+    }
+  }
+
+  /** The tab a command goes to: a new chat for `create`, else the worker's verified bound tab. */
+  private async targetTab(
+    entry: JournalEntry,
+  ): Promise<
+    | { tabId: number; created: boolean; previous?: BindingRecord; expectUrl?: string }
+    | { errorCode: string; detail: string }
+  > {
+    const { api, db } = this.deps;
+    if (entry.type === "conversation.create") {
+      const previous = await db.bindings.get(entry.workerId);
+      const tab = await api.tabs.create({ url: NEW_CHAT_URL, active: this.focusNewTabs });
+      if (tab.id === undefined)
+        return { errorCode: "EXECUTOR_UNAVAILABLE", detail: "the browser opened no tab" };
+      await db.bindings.put({
+        workerId: entry.workerId,
+        tabId: tab.id,
+        state: "bound",
+        reported: false,
+        updatedAt: this.now(),
+      });
+      return { tabId: tab.id, created: true, ...(previous ? { previous } : {}) };
+    }
+    const binding = await db.bindings.get(entry.workerId);
+    if (binding?.state !== "bound")
+      return {
+        errorCode: "TAB_CLOSED",
+        detail: "this browser holds no open tab for the worker's conversation",
+      };
+    const tab = await api.tabs.get(binding.tabId).catch(() => undefined);
+    if (!tab) {
+      await this.setBinding(entry.workerId, { ...binding, state: "closed" });
+      return { errorCode: "TAB_CLOSED", detail: "the worker's tab was closed" };
+    }
+    if (binding.conversationId !== undefined && !showsConversation(tab.url, binding.conversationId)) {
+      await this.setBinding(entry.workerId, { ...binding, state: "unavailable" });
+      return { errorCode: "TAB_CLOSED", detail: "the worker's tab no longer shows its conversation" };
+    }
+    const wanted = conversationIdOf(entry.conversationUrl);
+    if (wanted !== undefined && binding.conversationId !== undefined && wanted !== binding.conversationId)
+      return {
+        errorCode: "TAB_CLOSED",
+        detail: `the worker's tab shows conversation ${binding.conversationId}, the command is for ${wanted}`,
+      };
+    return { tabId: binding.tabId, created: false, ...(binding.url ? { expectUrl: binding.url } : {}) };
+  }
+
+  /** Waits for the tab's content script; an existing tab without one (extension updated) is reloaded once. */
+  private async ensureContent(tabId: number, fresh: boolean, mayReload: boolean): Promise<boolean> {
+    const { probeTimeoutMs, contentReadyTimeoutMs } = this.opts;
+    if (fresh) return this.content.waitForContent(tabId, contentReadyTimeoutMs, probeTimeoutMs);
+    if ((await this.content.ping(tabId, probeTimeoutMs)).ok) return true;
+    // Never reload a tab to steer: that is for a reply in progress, which a reload would disturb.
+    if (!mayReload) return false;
+    // Chromium does not inject content scripts into tabs that were open before an extension update.
+    await this.deps.api.tabs.reload(tabId).catch(() => undefined);
+    return this.content.waitForContent(tabId, contentReadyTimeoutMs, probeTimeoutMs);
+  }
+
+  /** The page's answer, made exact: a failure after the click is a submission if the marker is there. */
+  private async settle(tabId: number, entry: JournalEntry, result: SubmitResult): Promise<Outcome> {
+    if (result.outcome === "submitted")
+      return { outcome: "submitted", ...(result.url ? { url: result.url } : {}) };
+    if (result.phase === "before-submit")
+      return {
+        outcome: "failed",
+        errorCode: result.errorCode,
+        ...(result.detail ? { detail: result.detail } : {}),
+      };
+    if (await this.proveByMarker(tabId, entry))
+      return { outcome: "submitted", ...(await this.tabUrl(tabId)) };
+    return {
+      outcome: "failed",
+      errorCode: result.errorCode,
+      ...(result.detail ? { detail: result.detail } : {}),
+    };
+  }
+
+  /** No answer from the page (timeout, tab gone, invalid reply): submitted only if the marker proves it. */
+  private async unknownOutcome(tabId: number, entry: JournalEntry, why: string): Promise<Outcome> {
+    if (await this.proveByMarker(tabId, entry))
+      return { outcome: "submitted", ...(await this.tabUrl(tabId)) };
+    return { outcome: "failed", errorCode: AMBIGUOUS, detail: `delivery unknown: ${why}` };
+  }
+
+  private async proveByMarker(tabId: number, entry: JournalEntry): Promise<boolean> {
+    const reply = await this.content.hasMarker(tabId, entry.marker, this.opts.probeTimeoutMs);
+    return reply.ok && reply.value;
+  }
+
+  private async tabUrl(tabId: number): Promise<{ url?: string }> {
+    const tab = await this.deps.api.tabs.get(tabId).catch(() => undefined);
+    return tab?.url !== undefined ? { url: tab.url } : {};
+  }
+
+  /** Journals the outcome and reports it (when a port is up; otherwise the next `hello` carries it). */
+  private finish(entry: JournalEntry, outcome: Outcome, how: { report: boolean } = { report: true }) {
+    return this.step(async () => {
+      const now = this.now();
+      if (outcome.outcome === "submitted") {
+        const url = outcome.url ?? entry.url;
+        const next = await this.journal.transition(
+          entry.commandId,
+          ["submission-started"],
+          "submitted",
+          url !== undefined ? { url } : {},
+          now,
+        );
+        if (!next) return;
+        await this.bindAfterSubmission(next, how);
+        if (how.report) await this.reportSubmitted(next);
+      } else {
+        const next = await this.journal.transition(
+          entry.commandId,
+          ["received", "submission-started"],
+          "failed",
+          {
+            errorCode: outcome.errorCode,
+            ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}),
+          },
+          now,
+        );
+        if (!next || !how.report) return;
+        if (this.send(resultMessage(next))) await this.journal.markFailureReported(next.commandId, now);
+      }
+    });
+  }
+
+  /** Sends `command.result` (submitted) and marks the entry completed; runs inside an outbox step. */
+  private async reportSubmitted(entry: JournalEntry): Promise<void> {
+    if (!this.send(resultMessage(entry))) return;
+    await this.journal.transition(entry.commandId, ["submitted"], "completed", {}, this.now());
+  }
+
+  /** A new chat got its conversation URL with the submission: the binding now names it. */
+  private async bindAfterSubmission(entry: JournalEntry, how: { report: boolean }): Promise<void> {
+    const { db } = this.deps;
+    const binding = await db.bindings.get(entry.workerId);
+    if (binding?.state !== "bound" || binding.tabId !== entry.tabId) return;
+    const conversationId = conversationIdOf(entry.url);
+    if (conversationId === undefined || conversationId === binding.conversationId) return;
+    await this.setBinding(
+      entry.workerId,
+      { ...binding, url: entry.url, conversationId },
+      { report: how.report, inStep: true },
+    );
+  }
+
+  /** A create that never reached submission: close its tab quietly and give back the previous binding. */
+  private async discardCreatedTab(workerId: string, tabId: number, previous: BindingRecord | undefined) {
+    const { db, api } = this.deps;
+    const current = await db.bindings.get(workerId);
+    if (current?.tabId === tabId) {
+      if (previous) await db.bindings.put(previous);
+      else await db.bindings.delete(workerId);
+    }
+    await api.tabs.remove(tabId).catch(() => undefined);
+  }
+
+  // ── the generating limit ──────────────────────────────────────────────────────────────────────
+
+  private holdSlot(workerId: string): void {
+    const old = this.holdTimers.get(workerId);
+    if (old !== undefined) this.deps.timers.clearTimeout(old);
+    this.holdTimers.set(
+      workerId,
+      this.deps.timers.setTimeout(() => {
+        this.holdTimers.delete(workerId);
+        this.deps.log.warn(`${workerId}: no idle report within the hold time; its generating slot is freed`);
+        this.observedGenerating.delete(workerId);
+        this.limiter.release(workerId);
+      }, this.opts.generatingHoldMs),
+    );
+  }
+
+  private releaseSlot(workerId: string): void {
+    const timer = this.holdTimers.get(workerId);
+    if (timer !== undefined) this.deps.timers.clearTimeout(timer);
+    this.holdTimers.delete(workerId);
+    this.limiter.release(workerId);
+  }
+
+  // ── content scripts and tabs ──────────────────────────────────────────────────────────────────
+
+  private onRuntimeMessage(message: unknown, sender: MessageSender, sendResponse: SendResponse) {
+    const { api, log } = this.deps;
+    if (sender.tab === undefined) {
+      if (!isExtensionPageSender(sender, api.runtime.id, api.runtime.getURL(""))) return undefined;
+      const parsed = pageMessageSchema.safeParse(message);
+      if (!parsed.success) return undefined;
+      this.ready.then(
+        () => sendResponse(this.health()),
+        () => sendResponse(undefined),
+      );
+      return true;
+    }
+    const check = checkContentSender(sender, api.runtime.id);
+    if (!check.ok) {
+      log.warn(`rejected a message: ${check.reason}`);
+      return undefined;
+    }
+    const parsed = contentMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      log.warn(
+        `dropped an invalid message from tab ${check.tabId}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      );
+      return undefined;
+    }
+    const m = parsed.data;
+    const work = (async () => {
+      await this.ready;
+      if (m.type === "content.hello") this.content.announced(check.tabId);
+      const report = m.type === "content.hello" ? m.state : m.report;
+      const managed = await this.fromManagedTab(check.tabId, check.url, report);
+      return { managed };
+    })();
+    work.then(sendResponse, (e: unknown) => {
+      log.warn(`${m.type} from tab ${check.tabId}: ${errorText(e)}`);
+      sendResponse(undefined);
+    });
+    return true;
+  }
+
+  /** A report from a tab: forwarded only if the tab is bound to a worker and shows its conversation. */
+  private async fromManagedTab(
+    tabId: number,
+    url: string,
+    report: StateReport | undefined,
+  ): Promise<boolean> {
+    const binding = await this.bindingOfTab(tabId);
+    if (binding?.state !== "bound") return false;
+    if (binding.conversationId !== undefined && !showsConversation(url, binding.conversationId)) return false;
+    if (binding.conversationId === undefined) await this.learnConversation(binding, url);
+    if (report) await this.observe(binding.workerId, { ...report, url: report.url ?? url }, { report: true });
+    return true;
+  }
+
+  /** Records an observation with the next per-worker sequence number and forwards it. */
+  private observe(workerId: string, report: StateReport, how: { report: boolean }): Promise<void> {
+    if (report.state === "generating") {
+      this.observedGenerating.add(workerId);
+      this.limiter.occupy(workerId);
+    } else {
+      this.observedGenerating.delete(workerId);
+      // A report racing our own submission says nothing about the turn we are starting: keep the slot.
+      if (!this.submitting.has(workerId)) this.releaseSlot(workerId);
+    }
+    return this.step(async () => {
+      const { db } = this.deps;
+      const previous = await db.observed.get(workerId);
+      if (
+        !how.report &&
+        previous?.state === report.state &&
+        previous.errorCode === report.errorCode &&
+        previous.continuationStatus === report.continuationStatus
+      )
+        return;
+      const seq = this.nextSeq(workerId);
+      const record: ObservedRecord = {
+        workerId,
+        state: report.state,
+        seq,
+        ...(report.errorCode !== undefined ? { errorCode: report.errorCode } : {}),
+        ...(report.url !== undefined ? { url: report.url } : {}),
+        ...(report.continuationStatus !== undefined ? { continuationStatus: report.continuationStatus } : {}),
+        at: this.now(),
+      };
+      await db.observed.put(record);
+      if (!how.report) return;
+      this.send({
+        kind: "conversation.state",
+        workerId,
+        state: record.state,
+        seq,
+        ...(record.errorCode !== undefined ? { errorCode: record.errorCode } : {}),
+        ...(record.url !== undefined ? { url: record.url } : {}),
+        ...(record.continuationStatus !== undefined ? { continuationStatus: record.continuationStatus } : {}),
+      });
+    });
+  }
+
+  /** Strictly increasing per worker across restarts: never below the clock in microseconds. */
+  private nextSeq(workerId: string): number {
+    const seq = Math.max((this.lastSeq.get(workerId) ?? 0) + 1, Math.floor(this.now()) * 1000);
+    this.lastSeq.set(workerId, seq);
+    return seq;
+  }
+
+  private async onTabRemoved(tabId: number): Promise<void> {
+    await this.ready;
+    this.content.announced(tabId); // wake anyone waiting for it; the next ping fails
+    const binding = await this.bindingOfTab(tabId);
+    if (binding?.state !== "bound") return;
+    this.observedGenerating.delete(binding.workerId);
+    if (!this.submitting.has(binding.workerId)) this.releaseSlot(binding.workerId);
+    await this.setBinding(binding.workerId, { ...binding, state: "closed" });
+  }
+
+  private async onTabUrl(tabId: number, url: string): Promise<void> {
+    await this.ready;
+    const binding = await this.bindingOfTab(tabId);
+    if (binding?.state !== "bound") return;
+    if (binding.conversationId === undefined) {
+      if (isChatGptUrl(url)) await this.learnConversation(binding, url);
+      else await this.setBinding(binding.workerId, { ...binding, state: "unavailable" });
+      return;
+    }
+    // The tab left the worker's conversation (new chat, another conversation, another site).
+    if (!showsConversation(url, binding.conversationId))
+      await this.setBinding(binding.workerId, { ...binding, state: "unavailable" });
+  }
+
+  /** A new chat's tab got its conversation id (URL `/` → `/c/<id>`); told once, whoever notices first. */
+  private learnConversation(binding: BindingRecord, url: string): Promise<void> {
+    const conversationId = conversationIdOf(url);
+    if (conversationId === undefined) return Promise.resolve();
+    return this.step(async () => {
+      const current = await this.deps.db.bindings.get(binding.workerId);
+      if (
+        current?.state !== "bound" ||
+        current.tabId !== binding.tabId ||
+        current.conversationId !== undefined
+      )
+        return;
+      await this.setBinding(binding.workerId, { ...current, url, conversationId }, { inStep: true });
+    });
+  }
+
+  private async bindingOfTab(tabId: number): Promise<BindingRecord | undefined> {
+    const all = await this.deps.db.bindings.where("tabId").equals(tabId).toArray();
+    return all.find((b) => b.state === "bound");
+  }
+
+  /**
+   * Stores a binding change and tells the host (or leaves it for the next `hello`). A binding that is not
+   * bound any more is deleted once the host knows.
+   */
+  private setBinding(
+    workerId: string,
+    next: Omit<BindingRecord, "reported" | "updatedAt" | "state"> & { state: BindingState },
+    how: { report?: boolean; inStep?: boolean } = {},
+  ): Promise<void> {
+    const run = async () => {
+      const { db } = this.deps;
+      const record: BindingRecord = { ...next, workerId, reported: false, updatedAt: this.now() };
+      await db.bindings.put(record);
+      if (how.report === false) return;
+      const sent = this.send({
+        kind: "binding",
+        workerId,
+        binding: record.state,
+        ...(record.url !== undefined ? { url: record.url } : {}),
+      });
+      if (!sent) return;
+      if (record.state === "bound") await db.bindings.put({ ...record, reported: true });
+      else await db.bindings.delete(workerId);
+    };
+    return how.inStep ? run() : this.step(run);
+  }
+
+  // ── plumbing ──────────────────────────────────────────────────────────────────────────────────
+
+  /** Sends on the port `hello` went out on; false if there is none (the next `hello` carries the news). */
+  private send(message: ExtensionMessage): boolean {
+    return this.port?.send(message) ?? false;
+  }
+
+  /** Runs `fn` after every earlier outbox step. */
+  private step<T>(fn: () => Promise<T>): Promise<T> {
+    this.pendingSteps += 1;
+    const result = this.outbox.then(fn).finally(() => {
+      this.pendingSteps -= 1;
+    });
+    this.outbox = result.catch(() => undefined);
+    return result;
+  }
+
+  private guard(what: string, work: Promise<unknown>): void {
+    work.catch((e: unknown) => this.deps.log.warn(`${what}: ${errorText(e)}`));
+  }
+
+  private now(): number {
+    return this.deps.timers.now();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.deps.timers.setTimeout(resolve, ms));
+  }
+}
+
+function submitMode(type: CommandMessage["type"]): SubmitMode {
+  switch (type) {
+    case "conversation.create":
+      return "create";
+    case "conversation.send":
+      return "send";
+    case "conversation.steer":
+      return "steer";
+  }
+}
+
+function resultMessage(entry: JournalEntry): ExtensionMessage {
+  const submitted = entry.phase === "submitted" || entry.phase === "completed";
+  return {
+    kind: "command.result",
+    commandId: entry.commandId,
+    workerId: entry.workerId,
+    outcome: submitted ? "submitted" : "failed",
+    ...(!submitted ? { errorCode: entry.errorCode ?? "EXECUTOR_UNAVAILABLE" } : {}),
+    ...(!submitted && entry.detail !== undefined ? { detail: entry.detail.slice(0, 2_000) } : {}),
+    ...(entry.url !== undefined ? { url: entry.url } : {}),
+  };
+}
+
+function randomHex(random: () => number, bytes: number): string {
+  let out = "";
+  for (let i = 0; i < bytes; i++)
+    out += Math.floor(random() * 256)
+      .toString(16)
+      .padStart(2, "0");
+  return out;
+}

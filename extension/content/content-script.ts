@@ -1,0 +1,21 @@
+// Content script entry (top frame of https://chatgpt.com tabs): the page adapter observes and submits; the
+// bridge carries its reports to the background and the background's requests to it. Nothing runs in the page's
+// own JavaScript world, and nothing from the page is trusted as a command.
+import "../lib/zod-setup.ts";
+import { startContentBridge } from "../lib/content-bridge.ts";
+import { getBrowserApi, type ContentApi } from "../lib/browser-api.ts";
+import { consoleLogger } from "../lib/logger.ts";
+import { createChatGptAdapter } from "./adapter/index.ts";
+
+startContentBridge({
+  api: getBrowserApi<ContentApi>(),
+  location: window.location,
+  log: consoleLogger("[orchestrator]"),
+  createAdapter: (onReport) =>
+    createChatGptAdapter(window, {
+      now: () => Date.now(),
+      onReport,
+      setTimeout: (fn, ms) => window.setTimeout(fn, ms),
+      clearTimeout: (handle) => window.clearTimeout(handle as number),
+    }),
+});

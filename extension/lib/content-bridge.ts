@@ -1,0 +1,169 @@
+// The content script's glue between the ChatGPT page adapter and runtime messaging: it forwards the adapter's
+// coalesced observations to the background and answers the background's ping/submit/status/marker requests.
+// It decides nothing about turns; it only observes and submits when told to (spec 12.1).
+import type { ContentApi, MessageSender, SendResponse } from "./browser-api.ts";
+import {
+  adapterReportSchema,
+  backgroundMessageSchema,
+  submitResultSchema,
+  type BackgroundMessage,
+  type StateReport,
+  type SubmitMode,
+  type SubmitResult,
+  type SubmitStatusReply,
+} from "./content-protocol.ts";
+import { errorText, type Logger } from "./logger.ts";
+
+/** What the bridge needs of the page adapter (`createChatGptAdapter` in `extension/content/adapter`). */
+export interface PageAdapter {
+  start(): void;
+  stop(): void;
+  /** The latest observation, if any (validated here: the adapter's shape is checked, not trusted). */
+  current(): unknown;
+  submit(request: AdapterSubmitRequest): Promise<unknown>;
+  hasMarker(marker: string): boolean | Promise<boolean>;
+}
+
+/** The adapter submits a first message of a new chat like any other (`send`); `steer` is its own mode. */
+export interface AdapterSubmitRequest {
+  text: string;
+  marker: string;
+  mode: "send" | "steer";
+  deadlineAt?: number;
+  expectUrl?: string;
+}
+
+type SubmitOrder = Extract<BackgroundMessage, { type: "bg.submit" }>;
+
+export interface ContentBridgeOptions {
+  readonly api: ContentApi;
+  /** Builds the adapter; `onReport` receives its coalesced observations. */
+  readonly createAdapter: (onReport: (report: unknown) => void) => PageAdapter;
+  readonly location: { readonly href: string };
+  readonly log: Logger;
+  /** How many finished submissions to remember for `bg.submit-status` (default 50). */
+  readonly rememberResults?: number;
+}
+
+export interface ContentBridge {
+  stop(): void;
+}
+
+export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
+  const { api, log } = opts;
+  const remember = opts.rememberResults ?? 50;
+  const inFlight = new Map<string, Promise<SubmitResult>>();
+  const done = new Map<string, SubmitResult>();
+  let stopped = false;
+
+  const validReport = (raw: unknown): StateReport | undefined => {
+    const parsed = adapterReportSchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    log.warn(`adapter report dropped: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    return undefined;
+  };
+
+  const currentReport = (): StateReport | undefined => {
+    const raw = adapter.current();
+    return raw === undefined || raw === null ? undefined : validReport(raw);
+  };
+
+  const post = (message: unknown): void => {
+    if (stopped) return;
+    api.runtime.sendMessage(message).catch((e: unknown) => {
+      // The background restarts (MV3) or the extension was reloaded: the next report tries again.
+      log.warn(`report not delivered: ${errorText(e)}`);
+    });
+  };
+
+  const adapter = opts.createAdapter((raw) => {
+    const report = validReport(raw);
+    if (report) post({ type: "content.state", report });
+  });
+
+  const submitOnce = (order: SubmitOrder) => {
+    const { commandId } = order;
+    const known = done.get(commandId);
+    if (known) return Promise.resolve(known);
+    const running = inFlight.get(commandId);
+    if (running) return running; // the same command is never submitted twice by this page
+    const request: AdapterSubmitRequest = {
+      text: order.text,
+      marker: order.marker,
+      // Whether steering is possible is the page's call (today: STEERING_UNAVAILABLE, nothing typed).
+      mode: adapterMode(order.mode),
+      ...(order.deadlineAt !== undefined ? { deadlineAt: order.deadlineAt } : {}),
+      ...(order.expectUrl !== undefined ? { expectUrl: order.expectUrl } : {}),
+    };
+    const attempt = (async (): Promise<SubmitResult> => {
+      try {
+        const parsed = submitResultSchema.safeParse(await adapter.submit(request));
+        if (parsed.success) return parsed.data;
+        return ambiguous(`the adapter answered an invalid result: ${parsed.error.issues[0]?.message ?? "?"}`);
+      } catch (e) {
+        return ambiguous(`the adapter threw while submitting: ${errorText(e)}`);
+      }
+    })().then((result) => {
+      inFlight.delete(commandId);
+      done.set(commandId, result);
+      while (done.size > remember) done.delete(done.keys().next().value as string);
+      return result;
+    });
+    inFlight.set(commandId, attempt);
+    return attempt;
+  };
+
+  const answer = async (m: BackgroundMessage): Promise<unknown> => {
+    switch (m.type) {
+      case "bg.ping": {
+        const state = currentReport();
+        return { ok: true, url: opts.location.href.slice(0, 2_000), ...(state ? { state } : {}) };
+      }
+      case "bg.submit":
+        return submitOnce(m);
+      case "bg.submit-status": {
+        const result = done.get(m.commandId);
+        const reply: SubmitStatusReply = result
+          ? { status: "done", result }
+          : inFlight.has(m.commandId)
+            ? { status: "in-flight" }
+            : { status: "unknown" };
+        return reply;
+      }
+      case "bg.has-marker":
+        return { found: (await adapter.hasMarker(m.marker)) === true };
+    }
+  };
+
+  const listener = (message: unknown, sender: MessageSender, sendResponse: SendResponse) => {
+    if (sender.id !== api.runtime.id) return undefined;
+    const parsed = backgroundMessageSchema.safeParse(message);
+    if (!parsed.success) return undefined; // not ours (or malformed): let other listeners answer
+    answer(parsed.data).then(sendResponse, (e: unknown) => {
+      log.warn(`${parsed.data.type} failed: ${errorText(e)}`);
+      sendResponse(undefined);
+    });
+    return true;
+  };
+
+  api.runtime.onMessage.addListener(listener);
+  adapter.start();
+  const state = currentReport();
+  post({ type: "content.hello", ...(state ? { state } : {}) });
+
+  return {
+    stop() {
+      stopped = true;
+      api.runtime.onMessage.removeListener(listener);
+      adapter.stop();
+    },
+  };
+}
+
+function adapterMode(mode: SubmitMode): AdapterSubmitRequest["mode"] {
+  return mode === "steer" ? "steer" : "send";
+}
+
+function ambiguous(detail: string): SubmitResult {
+  return { outcome: "failed", errorCode: "AMBIGUOUS_SUBMISSION", detail, phase: "after-click" };
+}

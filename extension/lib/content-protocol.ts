@@ -1,0 +1,95 @@
+// Runtime messages between the background and the content script in a chatgpt.com tab, as zod schemas. Both
+// sides parse what they receive: the content script runs beside an untrusted page (research/reliability.md §3).
+import { z } from "zod";
+
+const text = (max: number) => z.string().max(max);
+const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
+
+const stateReportShape = {
+  state: conversationState,
+  errorCode: text(100).optional(),
+  url: text(2_000).optional(),
+  continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
+};
+
+/** What the page adapter observed: the content of a `conversation.state`, without worker or sequence. */
+export const stateReportSchema = z.object(stateReportShape).strict();
+
+/** The adapter's own report carries more (its layout guess): only the fields above leave the page. */
+export const adapterReportSchema = z.object(stateReportShape);
+
+/** `create`: first message of a new chat; `send`: a follow-up when idle; `steer`: while generating. */
+export const submitModeSchema = z.enum(["create", "send", "steer"]);
+
+export const submitResultSchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("submitted"), url: text(2_000).optional() }).strict(),
+  z
+    .object({
+      outcome: z.literal("failed"),
+      errorCode: text(100),
+      detail: text(2_000).optional(),
+      /** `before-submit`: provably nothing was sent. `after-click`: the send control was used; delivery unknown. */
+      phase: z.enum(["before-submit", "after-click"]),
+    })
+    .strict(),
+]);
+
+// ── content script → background ─────────────────────────────────────────────────────────────────
+
+export const contentMessageSchema = z.discriminatedUnion("type", [
+  /** Sent once when the content script starts; the answer says whether the tab is managed. */
+  z.object({ type: z.literal("content.hello"), state: stateReportSchema.optional() }).strict(),
+  /** A coalesced observation; the background adds worker id and sequence and forwards it. */
+  z.object({ type: z.literal("content.state"), report: stateReportSchema }).strict(),
+]);
+
+export const contentHelloReplySchema = z.object({ managed: z.boolean() }).strict();
+
+// ── background → content script ─────────────────────────────────────────────────────────────────
+
+export const backgroundMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("bg.ping") }).strict(),
+  z
+    .object({
+      type: z.literal("bg.submit"),
+      commandId: text(200),
+      /** The prompt with the marker line already embedded. */
+      text: text(110_000),
+      marker: text(100),
+      mode: submitModeSchema,
+      /** Epoch ms after which the page must not click Send (DEADLINE_EXCEEDED instead). */
+      deadlineAt: z.number().int().optional(),
+      /** For a follow-up: the conversation the page must be showing, or nothing is submitted. */
+      expectUrl: text(2_000).optional(),
+    })
+    .strict(),
+  /** Never submits: what this content script knows of a command it was asked to submit. */
+  z.object({ type: z.literal("bg.submit-status"), commandId: text(200) }).strict(),
+  z.object({ type: z.literal("bg.has-marker"), marker: text(100) }).strict(),
+]);
+
+export const pingReplySchema = z
+  .object({ ok: z.literal(true), url: text(2_000), state: stateReportSchema.optional() })
+  .strict();
+
+export const submitStatusReplySchema = z.discriminatedUnion("status", [
+  z.object({ status: z.literal("unknown") }).strict(),
+  z.object({ status: z.literal("in-flight") }).strict(),
+  z.object({ status: z.literal("done"), result: submitResultSchema }).strict(),
+]);
+
+export const hasMarkerReplySchema = z.object({ found: z.boolean() }).strict();
+
+// ── extension pages (popup, dashboard) → background ─────────────────────────────────────────────
+
+export const pageMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ui.health") }).strict(),
+]);
+
+export type StateReport = z.infer<typeof stateReportSchema>;
+export type SubmitMode = z.infer<typeof submitModeSchema>;
+export type SubmitResult = z.infer<typeof submitResultSchema>;
+export type ContentMessage = z.infer<typeof contentMessageSchema>;
+export type BackgroundMessage = z.infer<typeof backgroundMessageSchema>;
+export type PingReply = z.infer<typeof pingReplySchema>;
+export type SubmitStatusReply = z.infer<typeof submitStatusReplySchema>;

@@ -1,0 +1,385 @@
+// An in-memory WebExtension API for the background executor's tests: runtime messaging, tabs holding fake
+// chatgpt.com pages (the real content bridge over a scriptable fake adapter), alarms, and a native host port.
+import type {
+  ApiEvent,
+  ContentApi,
+  ExtensionApi,
+  MessageSender,
+  NativePort,
+  RuntimeMessageListener,
+  TabInfo,
+} from "../../extension/lib/browser-api.ts";
+import {
+  startContentBridge,
+  type AdapterSubmitRequest,
+  type ContentBridge,
+} from "../../extension/lib/content-bridge.ts";
+import type { StateReport } from "../../extension/lib/content-protocol.ts";
+import type { Logger } from "../../extension/lib/logger.ts";
+
+export const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
+const BASE_URL = `chrome-extension://${EXTENSION_ID}/`;
+
+export class FakeEvent<F extends (...args: never[]) => unknown> implements ApiEvent<F> {
+  listeners: F[] = [];
+  addListener(listener: F): void {
+    this.listeners.push(listener);
+  }
+  removeListener(listener: F): void {
+    this.listeners = this.listeners.filter((l) => l !== listener);
+  }
+  emit(...args: Parameters<F>): void {
+    for (const l of [...this.listeners]) l(...args);
+  }
+}
+
+/** Delivers a runtime message to listeners the way browsers do: `true` keeps the channel for `sendResponse`. */
+export function dispatch(
+  listeners: readonly RuntimeMessageListener[],
+  message: unknown,
+  sender: MessageSender,
+): Promise<unknown> {
+  return new Promise((resolve) => {
+    let pending = false;
+    for (const l of listeners)
+      if (l(structuredClone(message), sender, (r) => resolve(r)) === true) pending = true;
+    if (!pending) resolve(undefined);
+  });
+}
+
+export class MemoryLogger implements Logger {
+  readonly lines: string[] = [];
+  info(message: string): void {
+    this.lines.push(`info ${message}`);
+  }
+  warn(message: string): void {
+    this.lines.push(`warn ${message}`);
+  }
+  has(pattern: RegExp): boolean {
+    return this.lines.some((l) => pattern.test(l));
+  }
+}
+
+// ── native messaging ────────────────────────────────────────────────────────────────────────────
+
+export class FakePort implements NativePort {
+  readonly onMessage = new FakeEvent<(message: unknown) => void>();
+  readonly onDisconnect = new FakeEvent<(port: NativePort) => void>();
+  error: { message: string } | null = null;
+  closed = false;
+
+  constructor(private readonly host: FakeHost) {}
+
+  postMessage(message: unknown): void {
+    if (this.closed) throw new Error("Attempting to use a disconnected port object");
+    this.host.receive(this, structuredClone(message));
+  }
+
+  disconnect(): void {
+    this.closed = true;
+  }
+
+  /** Host → extension. */
+  deliver(message: unknown): void {
+    if (this.closed) return;
+    const copy = structuredClone(message);
+    setTimeout(() => {
+      if (!this.closed) this.onMessage.emit(copy);
+    }, 0);
+  }
+
+  /** The host process went away (or never started). */
+  drop(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.error = { message: reason };
+    setTimeout(() => this.onDisconnect.emit(this), 0);
+  }
+}
+
+export interface HostMessageRecord {
+  readonly kind: string;
+  readonly [key: string]: unknown;
+}
+
+export class FakeHost {
+  installed = true;
+  autoWelcome = true;
+  readonly ports: FakePort[] = [];
+  readonly messages: HostMessageRecord[] = [];
+
+  connect(): FakePort {
+    const port = new FakePort(this);
+    this.ports.push(port);
+    if (!this.installed) port.drop("Specified native messaging host not found.");
+    return port;
+  }
+
+  get port(): FakePort | undefined {
+    const last = this.ports.at(-1);
+    return last && !last.closed ? last : undefined;
+  }
+
+  receive(port: FakePort, message: unknown): void {
+    const m = message as HostMessageRecord;
+    this.messages.push(m);
+    if (m.kind === "hello" && this.autoWelcome)
+      port.deliver({ kind: "welcome", protocolVersion: 1, hostVersion: "test", executorId: m.executorId });
+  }
+
+  send(message: unknown): void {
+    const port = this.port;
+    if (!port) throw new Error("no open port");
+    port.deliver(message);
+  }
+
+  /** The host exits; with `installed = false` it cannot be started again. */
+  kill(reason = "Native host has exited."): void {
+    this.port?.drop(reason);
+  }
+
+  of(kind: string): HostMessageRecord[] {
+    return this.messages.filter((m) => m.kind === kind);
+  }
+}
+
+// ── pages ───────────────────────────────────────────────────────────────────────────────────────
+
+export type SubmitBehaviour = (request: AdapterSubmitRequest, page: FakeAdapter) => Promise<unknown>;
+
+/** The page adapter of a fake chatgpt.com tab: scriptable submissions, a conversation that keeps user texts. */
+export class FakeAdapter {
+  readonly submits: AdapterSubmitRequest[] = [];
+  behaviour: SubmitBehaviour = (request, page) => Promise.resolve(page.accept(request));
+  private onReport: ((report: unknown) => void) | undefined;
+  state: StateReport | undefined;
+
+  constructor(readonly tab: FakeTab) {}
+
+  bind(onReport: (report: unknown) => void) {
+    this.onReport = onReport;
+    return {
+      start: () => undefined,
+      stop: () => {
+        this.onReport = undefined;
+      },
+      current: () => this.state,
+      submit: (request: AdapterSubmitRequest) => {
+        this.submits.push(request);
+        return this.behaviour(request, this);
+      },
+      hasMarker: (marker: string) => this.tab.conversation.some((t) => t.includes(marker)),
+    };
+  }
+
+  /** The prompt lands: a new chat gets its conversation id, and the turn starts generating. */
+  accept(request: AdapterSubmitRequest): { outcome: "submitted"; url: string } {
+    this.tab.conversation.push(request.text);
+    if (!/\/c\//.test(this.tab.url))
+      this.tab.navigate(`https://chatgpt.com/c/${this.tab.browser.nextConversationId()}`);
+    this.report("generating");
+    return { outcome: "submitted", url: this.tab.url };
+  }
+
+  report(state: StateReport["state"], extra: Partial<StateReport> = {}): void {
+    this.state = { state, url: this.tab.url, ...extra };
+    this.onReport?.({ ...this.state, layout: "classic" });
+  }
+}
+
+class TabLocation {
+  constructor(private readonly tab: FakeTab) {}
+  get href(): string {
+    return this.tab.url;
+  }
+}
+
+export class FakeTab {
+  url: string;
+  /** User messages of the conversation shown (survives page reloads, like ChatGPT's server). */
+  conversation: string[] = [];
+  readonly onMessage = new FakeEvent<RuntimeMessageListener>();
+  adapter: FakeAdapter | undefined;
+  private bridge: ContentBridge | undefined;
+
+  constructor(
+    readonly browser: FakeBrowser,
+    readonly id: number,
+    url: string,
+  ) {
+    this.url = url;
+  }
+
+  info(): TabInfo {
+    return { id: this.id, url: this.url, status: "complete" };
+  }
+
+  /** Loads the content script (the real bridge over a fresh fake adapter). */
+  load(): FakeAdapter {
+    this.unload();
+    const adapter = new FakeAdapter(this);
+    this.adapter = adapter;
+    const api: ContentApi = {
+      runtime: {
+        id: EXTENSION_ID,
+        onMessage: this.onMessage,
+        sendMessage: (message) => this.browser.fromContent(this, message),
+      },
+    };
+    this.bridge = startContentBridge({
+      api,
+      location: new TabLocation(this),
+      log: this.browser.contentLog,
+      createAdapter: (onReport) => adapter.bind(onReport),
+    });
+    return adapter;
+  }
+
+  /** The page goes away (navigation, reload, extension reload): its content script stops answering. */
+  unload(): void {
+    this.bridge?.stop();
+    this.bridge = undefined;
+    this.adapter = undefined;
+    this.onMessage.listeners = [];
+  }
+
+  navigate(url: string): void {
+    this.url = url;
+    this.browser.api.tabs.onUpdated.emit(this.id, { url }, this.info());
+  }
+}
+
+// ── the API object ──────────────────────────────────────────────────────────────────────────────
+
+type FakeApi = ExtensionApi & {
+  runtime: ExtensionApi["runtime"] & {
+    onMessage: FakeEvent<RuntimeMessageListener>;
+    onStartup: FakeEvent<() => void>;
+    onInstalled: FakeEvent<() => void>;
+    lastError: { message?: string } | null;
+  };
+  tabs: ExtensionApi["tabs"] & {
+    onRemoved: FakeEvent<(tabId: number, info: { isWindowClosing?: boolean }) => void>;
+    onUpdated: FakeEvent<(tabId: number, change: { url?: string; status?: string }, tab: TabInfo) => void>;
+  };
+  alarms: ExtensionApi["alarms"] & { onAlarm: FakeEvent<(alarm: { name: string }) => void> };
+};
+
+export class FakeBrowser {
+  readonly host = new FakeHost();
+  readonly tabs = new Map<number, FakeTab>();
+  readonly alarms = new Map<string, { periodInMinutes?: number }>();
+  readonly contentLog = new MemoryLogger();
+  /** Tabs load their content script by themselves shortly after they are created or reloaded. */
+  autoLoad = true;
+  private nextTab = 100;
+  private nextConversation = 1;
+  readonly api: FakeApi;
+
+  constructor() {
+    const removed = new FakeEvent<(tabId: number, info: { isWindowClosing?: boolean }) => void>();
+    const updated = new FakeEvent<
+      (tabId: number, change: { url?: string; status?: string }, tab: TabInfo) => void
+    >();
+    this.api = {
+      runtime: {
+        id: EXTENSION_ID,
+        lastError: null,
+        connectNative: () => this.host.connect(),
+        getManifest: () => ({ version: "0.1.0" }),
+        getURL: (path) => `${BASE_URL}${path}`,
+        sendMessage: () => Promise.resolve(undefined),
+        onMessage: new FakeEvent<RuntimeMessageListener>(),
+        onStartup: new FakeEvent<() => void>(),
+        onInstalled: new FakeEvent<() => void>(),
+      },
+      tabs: {
+        get: (tabId) => {
+          const tab = this.tabs.get(tabId);
+          return tab ? Promise.resolve(tab.info()) : Promise.reject(new Error(`No tab with id: ${tabId}.`));
+        },
+        query: () => Promise.resolve([...this.tabs.values()].map((t) => t.info())),
+        create: ({ url }) => Promise.resolve(this.openTab(url).info()),
+        reload: (tabId) => {
+          const tab = this.tabs.get(tabId);
+          if (!tab) return Promise.reject(new Error(`No tab with id: ${tabId}.`));
+          tab.unload();
+          if (this.autoLoad) setTimeout(() => this.tabs.get(tabId)?.load(), 1);
+          return Promise.resolve();
+        },
+        remove: (tabId) => {
+          this.closeTab(tabId);
+          return Promise.resolve();
+        },
+        sendMessage: (tabId, message, options) => {
+          const tab = this.tabs.get(tabId);
+          if (!tab || tab.onMessage.listeners.length === 0 || (options?.frameId ?? 0) !== 0)
+            return Promise.reject(new Error("Could not establish connection. Receiving end does not exist."));
+          return dispatch(tab.onMessage.listeners, message, {
+            id: EXTENSION_ID,
+            url: `${BASE_URL}background.js`,
+          });
+        },
+        onRemoved: removed,
+        onUpdated: updated,
+      },
+      alarms: {
+        create: (name, info) => {
+          this.alarms.set(name, info);
+        },
+        onAlarm: new FakeEvent<(alarm: { name: string }) => void>(),
+      },
+    };
+  }
+
+  nextConversationId(): string {
+    const n = this.nextConversation++;
+    return `6800f3a1-0000-8000-9000-${String(n).padStart(12, "0")}`;
+  }
+
+  openTab(url: string): FakeTab {
+    const tab = new FakeTab(this, this.nextTab++, url);
+    this.tabs.set(tab.id, tab);
+    if (this.autoLoad && url.startsWith("https://chatgpt.com/")) setTimeout(() => tab.load(), 1);
+    return tab;
+  }
+
+  closeTab(tabId: number): void {
+    const tab = this.tabs.get(tabId);
+    if (!tab) return;
+    tab.unload();
+    this.tabs.delete(tabId);
+    this.api.tabs.onRemoved.emit(tabId, { isWindowClosing: false });
+  }
+
+  /** What a content script's `runtime.sendMessage` does: the background receives it with a tab sender. */
+  fromContent(tab: FakeTab, message: unknown): Promise<unknown> {
+    return dispatch(this.api.runtime.onMessage.listeners, message, this.senderOf(tab));
+  }
+
+  senderOf(tab: FakeTab): MessageSender {
+    return {
+      id: EXTENSION_ID,
+      url: tab.url,
+      origin: new URL(tab.url).origin,
+      frameId: 0,
+      tab: tab.info(),
+    };
+  }
+
+  /** A runtime message with any sender (for the sender checks). */
+  send(message: unknown, sender: MessageSender): Promise<unknown> {
+    return dispatch(this.api.runtime.onMessage.listeners, message, sender);
+  }
+
+  /** The background dies (MV3 service worker stopped, extension reloaded): its listeners and port go. */
+  killBackground(): void {
+    this.api.runtime.onMessage.listeners = [];
+    this.api.runtime.onStartup.listeners = [];
+    this.api.runtime.onInstalled.listeners = [];
+    this.api.tabs.onRemoved.listeners = [];
+    this.api.tabs.onUpdated.listeners = [];
+    this.api.alarms.onAlarm.listeners = [];
+    for (const port of this.host.ports) port.closed = true;
+  }
+}
