@@ -2,26 +2,16 @@
 // The observer: a bounded MutationObserver plus a slow poll, coalesced to exactly one report per real
 // transition however much the DOM churns; the delivery-timeout banner as MESSAGE_DELIVERY_TIMEOUT, never Retry.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { attachAdapter, FakeChatGpt, type FakeOptions } from "./fixtures/fake-chatgpt.ts";
+import { attachAdapter, FakeChatGpt, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 
-let pages: FakeChatGpt[] = [];
-beforeEach(() => {
-  vi.useFakeTimers();
-  pages = [];
+/** A started adapter on a fresh page, after the initial quiet period. */
+const setup = fakePageSuite({
+  beforeEach,
+  afterEach,
+  useFakeTimers: () => vi.useFakeTimers(),
+  useRealTimers: () => vi.useRealTimers(),
+  advanceTimersByTimeAsync: (ms) => vi.advanceTimersByTimeAsync(ms),
 });
-afterEach(() => {
-  for (const p of pages) p.close();
-  vi.useRealTimers();
-});
-
-async function setup(opts: FakeOptions) {
-  const page = new FakeChatGpt(opts);
-  pages.push(page);
-  const attached = attachAdapter(page);
-  attached.adapter.start();
-  await vi.advanceTimersByTimeAsync(3_000);
-  return { page, ...attached };
-}
 
 /** Unrelated churn: a node whose class and text change every `everyMs` for `forMs` (one interval timer). */
 function churn(page: FakeChatGpt, everyMs: number, forMs: number): void {
@@ -165,7 +155,7 @@ describe("lifecycle", () => {
 
   it("before start() nothing is reported, and current() classifies the page right now", async () => {
     const page = new FakeChatGpt({ layout: "composer-2026" });
-    pages.push(page);
+    setup.track(page);
     const { adapter, reports } = attachAdapter(page);
     page.appendUserTurn("continue");
     page.appendAssistantTurn("Streaming", { streaming: true });
@@ -177,7 +167,7 @@ describe("lifecycle", () => {
 
   it("the first report waits for the page to settle: a page loaded mid-turn reports generating, not ready", async () => {
     const page = new FakeChatGpt({ layout: "classic" });
-    pages.push(page);
+    setup.track(page);
     const { adapter, states } = attachAdapter(page);
     adapter.start();
     // The resumed stream's Stop shows 800 ms after load.

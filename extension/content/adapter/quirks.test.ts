@@ -2,36 +2,19 @@
 // The quirks of research/chatgpt-dom.md §9 on fixtures of BOTH layouts: each test shows the right state, the
 // right error code and zero clicks on Retry/regenerate (and the other never-click controls).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  attachAdapter,
-  CONVERSATION_ID,
-  FakeChatGpt,
-  NEW_CONVERSATION_ID,
-  type FakeOptions,
-} from "./fixtures/fake-chatgpt.ts";
+import { CONVERSATION_ID, FakeChatGpt, NEW_CONVERSATION_ID, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 
 const LAYOUTS = ["classic", "composer-2026"] as const;
 const CONVERSATION_URL = `https://chatgpt.com/c/${CONVERSATION_ID}`;
 
-let pages: FakeChatGpt[] = [];
-beforeEach(() => {
-  vi.useFakeTimers();
-  pages = [];
-});
-afterEach(() => {
-  for (const p of pages) p.close();
-  vi.useRealTimers();
-});
-
 /** A started adapter on a fresh page, after the initial quiet period. */
-async function setup(opts: FakeOptions) {
-  const page = new FakeChatGpt(opts);
-  pages.push(page);
-  const attached = attachAdapter(page);
-  attached.adapter.start();
-  await vi.advanceTimersByTimeAsync(3_000);
-  return { page, ...attached };
-}
+const setup = fakePageSuite({
+  beforeEach,
+  afterEach,
+  useFakeTimers: () => vi.useFakeTimers(),
+  useRealTimers: () => vi.useRealTimers(),
+  advanceTimersByTimeAsync: (ms) => vi.advanceTimersByTimeAsync(ms),
+});
 
 const prompt = (marker: string, body = "Continue the assigned work.") => `${body}\n\n[ref: ${marker}]`;
 

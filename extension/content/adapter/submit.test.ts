@@ -2,35 +2,19 @@
 // Submission exactly once (research §4, spec 12.4/22.2): proof of acceptance, read-back, refusals before the
 // click, AMBIGUOUS_SUBMISSION after it, steering, and the marker reconciliation.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  attachAdapter,
-  CONVERSATION_ID,
-  FakeChatGpt,
-  NEW_CONVERSATION_ID,
-  type FakeOptions,
-} from "./fixtures/fake-chatgpt.ts";
+import { CONVERSATION_ID, NEW_CONVERSATION_ID, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 import type { ChatGptAdapter, SubmitOutcome, SubmitRequest } from "./types.ts";
 
 const CONVERSATION_URL = `https://chatgpt.com/c/${CONVERSATION_ID}`;
 
-let pages: FakeChatGpt[] = [];
-beforeEach(() => {
-  vi.useFakeTimers();
-  pages = [];
+/** A started adapter on a fresh page, after the initial quiet period. */
+const setup = fakePageSuite({
+  beforeEach,
+  afterEach,
+  useFakeTimers: () => vi.useFakeTimers(),
+  useRealTimers: () => vi.useRealTimers(),
+  advanceTimersByTimeAsync: (ms) => vi.advanceTimersByTimeAsync(ms),
 });
-afterEach(() => {
-  for (const p of pages) p.close();
-  vi.useRealTimers();
-});
-
-async function setup(opts: FakeOptions) {
-  const page = new FakeChatGpt(opts);
-  pages.push(page);
-  const attached = attachAdapter(page);
-  attached.adapter.start();
-  await vi.advanceTimersByTimeAsync(3_000);
-  return { page, ...attached };
-}
 
 /** The prompt as the background builds it: text, a blank line, the marker line. */
 function request(

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliContext } from "../cli/context.ts";
+import { isPidAlive } from "../cli/doctor.ts";
 import { readOwnerInfo } from "../store/owner-lock.ts";
 import { ownerOptionsFromEnv } from "./host-entry.ts";
 import { runNativeHost, runServe } from "./native-host-command.ts";
@@ -40,7 +41,7 @@ export async function runServeCommand(_args: readonly string[], ctx: CliContext)
 export function runStatusCommand(args: readonly string[], ctx: CliContext): Promise<number> {
   const dir = ownerOptionsFromEnv(ctx.env, { warn: ctx.err, info: () => undefined }).dir;
   const owner = readOwnerInfo(dir);
-  const alive = owner !== undefined && isAlive(owner.pid);
+  const alive = owner !== undefined && isPidAlive(owner.pid);
   const statusPath = join(dir, STATUS_FILE);
   const status = existsSync(statusPath)
     ? (JSON.parse(readFileSync(statusPath, "utf8")) as HostStatus)
@@ -60,14 +61,4 @@ export function runStatusCommand(args: readonly string[], ctx: CliContext): Prom
     ctx.out(`Executors connected: ${report.executors.length ? report.executors.join(", ") : "none"}`);
   }
   return Promise.resolve(0);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else; ESRCH: it is gone.
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
