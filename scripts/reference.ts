@@ -1,0 +1,203 @@
+// Renders the two generated references (docs/reference/): the native-message protocol from the shared zod schemas
+// and the MCP tool list from the operation definitions. `npm run docs:reference` writes them; a test fails when the
+// committed files differ from what the code renders, so a new tool or message cannot ship undocumented.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import * as prettier from "prettier";
+import { z } from "zod";
+import { ERROR_CODES } from "../shared/error-codes.ts";
+import {
+  extensionMessageSchema,
+  hostMessageSchema,
+  MAX_HOST_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+} from "../shared/native-messages.ts";
+import { ALL_OPERATIONS } from "../native-host/src/operations/all-operations.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+export const PROTOCOL_REFERENCE = path.join(ROOT, "docs/reference/protocol.md");
+export const TOOL_REFERENCE = path.join(ROOT, "docs/reference/mcp-tools.md");
+
+/** One sentence per message kind: what it is for. A kind missing here stops the generator (see the test). */
+const MESSAGE_PURPOSE: Readonly<Record<string, string>> = {
+  hello:
+    "First message on every (re)connected port: the executor's identity, the bindings it verified and the journal phase of every command it has not finished (spec 12.4, 13.2).",
+  "command.ack": "The executor accepted a command into its durable journal.",
+  "command.result":
+    "A command ended: `submitted` (the user turn is in the conversation) or `failed` with an error code; `AMBIGUOUS_SUBMISSION` when delivery is unknown.",
+  "conversation.state":
+    "A coalesced observation of a managed conversation (one report per real transition), with a per-worker sequence number.",
+  binding:
+    "A worker's tab binding changed: bound, unavailable (cannot be recovered) or closed (tab removed).",
+  "ui.request": "A popup, dashboard or overlay call of one operation of the shared operations layer.",
+  welcome:
+    "The host's answer to `hello`: its version and the executor id it registered; carries an error when protocol versions differ.",
+  command: "Submit a turn: create a conversation, send a follow-up/continuation, or steer a generating turn.",
+  "command.cancel":
+    "Withdraw a command the executor has not started submitting (e.g. the worker was paused).",
+  "ui.response": "The result of a `ui.request`, or its `{code, message}` error.",
+  "ui.changed": "Push: new durable events exist up to `eventSeq`, so open views refresh.",
+};
+
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  pattern?: string;
+  default?: unknown;
+};
+
+function toJson(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+}
+
+function limits(s: JsonSchema): string {
+  const parts: string[] = [];
+  if (s.minLength !== undefined && s.minLength > 0) parts.push(`min length ${s.minLength}`);
+  if (s.maxLength !== undefined) parts.push(`max length ${s.maxLength}`);
+  // zod's int() adds the safe-integer bounds; they say nothing to a reader.
+  if (s.minimum !== undefined && s.minimum !== Number.MIN_SAFE_INTEGER) parts.push(`≥ ${s.minimum}`);
+  if (s.maximum !== undefined && s.maximum !== Number.MAX_SAFE_INTEGER) parts.push(`≤ ${s.maximum}`);
+  if (s.maxItems !== undefined) parts.push(`at most ${s.maxItems} items`);
+  if (s.pattern !== undefined) parts.push(`pattern \`${s.pattern}\``);
+  if (s.default !== undefined) parts.push(`default \`${JSON.stringify(s.default)}\``);
+  return parts.join(", ");
+}
+
+function typeName(s: JsonSchema): string {
+  if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
+  if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(" \\| ");
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives) return alternatives.map(typeName).join(" \\| ");
+  if (s.type === "array") return `${s.items ? typeName(s.items) : "any"}[]`;
+  if (Array.isArray(s.type)) return s.type.join(" \\| ");
+  return s.type ?? "any";
+}
+
+/** Flattens an object schema into rows; nested objects (and arrays of objects) become dotted paths. */
+function rows(s: JsonSchema, prefix = ""): string[] {
+  const out: string[] = [];
+  const required = new Set(s.required ?? []);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    const field = `${prefix}${name}`;
+    const notes = [prop.description, limits(prop)].filter((x) => x !== undefined && x !== "").join("; ");
+    out.push(
+      `| \`${field}\` | ${typeName(prop)} | ${required.has(name) ? "yes" : "no"} | ${notes.replaceAll("|", "\\|")} |`,
+    );
+    if (prop.type === "object") out.push(...rows(prop, `${field}.`));
+    if (prop.type === "array" && prop.items?.type === "object") out.push(...rows(prop.items, `${field}[].`));
+  }
+  return out;
+}
+
+function fieldTable(s: JsonSchema): string {
+  const body = rows(s);
+  if (body.length === 0) return "No parameters.";
+  return ["| field | type | required | notes |", "| --- | --- | --- | --- |", ...body].join("\n");
+}
+
+function kindOf(member: z.ZodType): string {
+  const kind = (toJson(member).properties?.kind?.const ?? "") as string;
+  if (!kind) throw new Error("a native message schema has no literal `kind`");
+  return kind;
+}
+
+function messageSection(member: z.ZodType, example: unknown): string {
+  const kind = kindOf(member);
+  const purpose = MESSAGE_PURPOSE[kind];
+  if (purpose === undefined)
+    throw new Error(`native message '${kind}' has no purpose line in scripts/reference.ts (MESSAGE_PURPOSE)`);
+  const parts = [`### \`${kind}\``, purpose, fieldTable(toJson(member))];
+  if (example !== undefined)
+    parts.push(
+      "Example (from `shared/fixtures/native-messages.json`):",
+      "```json",
+      JSON.stringify(example),
+      "```",
+    );
+  return parts.join("\n\n");
+}
+
+async function format(markdown: string, file: string): Promise<string> {
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  return prettier.format(markdown, { ...options, filepath: file });
+}
+
+export async function renderProtocolReference(): Promise<string> {
+  const fixtures = JSON.parse(
+    readFileSync(path.join(ROOT, "shared/fixtures/native-messages.json"), "utf8"),
+  ) as {
+    extension: Record<string, unknown>;
+    host: Record<string, unknown>;
+  };
+  const section = (members: readonly z.ZodType[], examples: Record<string, unknown>) =>
+    members.map((m) => messageSection(m, examples[kindOf(m)])).join("\n\n");
+  const markdown = `<!-- Generated by \`npm run docs:reference\` from shared/native-messages.ts. Do not edit by hand. -->
+
+# Native-message protocol reference
+
+Protocol version **${PROTOCOL_VERSION}**. The extension's background talks to the native host over the browser's
+native-messaging port: each message is one JSON object (4-byte little-endian length, then UTF-8 JSON). Both sides
+validate every message against the zod schemas of \`shared/native-messages.ts\` (unknown fields are refused).
+Messages from the host stay under ${MAX_HOST_MESSAGE_BYTES} bytes (the browsers' limit is 1 MiB); long
+\`ui.response\` results are paged with \`nextCursor\`. How the pieces fit: [host.md](../host.md),
+[extension.md](../extension.md).
+
+## Extension → host
+
+${section(extensionMessageSchema.options, fixtures.extension)}
+
+## Host → extension
+
+${section(hostMessageSchema.options, fixtures.host)}
+
+## Error codes
+
+Errors cross the boundary as \`{ "code": "…", "message": "…" }\`. Codes: ${ERROR_CODES.map((c) => `\`${c}\``).join(", ")}.
+`;
+  return format(markdown, PROTOCOL_REFERENCE);
+}
+
+function hints(a: (typeof ALL_OPERATIONS)[number]["annotations"]): string {
+  const names = Object.entries(a)
+    .filter(([, v]) => v === true)
+    .map(([k]) => `\`${k}\``);
+  return names.length > 0 ? names.join(", ") : "none (ChatGPT asks for confirmation before each call)";
+}
+
+export async function renderToolReference(): Promise<string> {
+  const tools = ALL_OPERATIONS.map((op) =>
+    [
+      `### \`${op.name}\` — ${op.title}`,
+      op.description,
+      `Annotations: ${hints(op.annotations)}.`,
+      fieldTable(toJson(z.object(op.input).strict())),
+    ].join("\n\n"),
+  ).join("\n\n");
+  const markdown = `<!-- Generated by \`npm run docs:reference\` from native-host/src/operations/. Do not edit by hand. -->
+
+# MCP tool reference
+
+${ALL_OPERATIONS.length} tools, served over Streamable HTTP on 127.0.0.1 (\`/mcp\` with a bearer token, or
+\`/mcp/<token>\` for ChatGPT connectors) and over stdio by \`orchestrator mcp\`; see [mcp.md](../mcp.md). The popup
+and dashboard call the same operations through the extension. Every tool validates its input; a bad call answers
+an \`isError\` result with a \`{code, message}\` and changes nothing.
+
+Tools marked \`readOnlyHint\` only read. ChatGPT asks the user to confirm every call of a tool without it; see
+[getting-started.md](../getting-started.md) for how to approve them.
+
+${tools}
+`;
+  return format(markdown, TOOL_REFERENCE);
+}
