@@ -91,3 +91,36 @@ describe("the orchestrator command", () => {
     expect(doctor.code).toBe(0);
   });
 });
+
+describe("npm start (the README's first command) without a terminal, as in CI", () => {
+  it("builds both extension targets for real, registers the host, and a second run changes nothing", async () => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: path.join(home, "start-home"),
+      ORCHESTRATOR_HOME: path.join(home, "start-data"),
+      ORCHESTRATOR_EXT_OUT_DIR: path.join(home, "start-dist"),
+      CI: "true",
+    };
+    const start = () =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [BIN, "start"], { env, cwd: ROOT }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr }),
+        );
+      });
+    const first = await start();
+    expect(first.code, first.stderr).toBe(0);
+    for (const target of ["chrome", "firefox"]) {
+      const manifest = JSON.parse(
+        readFileSync(path.join(home, "start-dist", target, "manifest.json"), "utf8"),
+      ) as { manifest_version: number };
+      expect(manifest.manifest_version).toBe(3);
+      expect(first.stdout).toContain(`built     ${path.join(home, "start-dist", target)}`);
+    }
+    expect(first.stdout).toMatch(/^created +launcher /m);
+    expect(first.stdout).toContain("Next:");
+    const second = await start();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).not.toMatch(/^(built|created|updated) /m);
+    expect(second.stdout).toMatch(/^unchanged .*chrome \(up to date\)$/m);
+  }, 180_000);
+});

@@ -27,6 +27,8 @@ export interface CliContext {
   readonly nodePath: string;
   /** The project root (holds bin/orchestrator.js and manifests/). */
   readonly projectRoot: string;
+  /** True when stdout is a terminal: `start` then runs the backend in the foreground. */
+  readonly stdoutIsTTY?: boolean;
 }
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -49,6 +51,7 @@ export function processContext(): CliContext {
     exec: execFileResult,
     nodePath: process.execPath,
     projectRoot: PROJECT_ROOT,
+    stdoutIsTTY: process.stdout.isTTY,
   };
 }
 

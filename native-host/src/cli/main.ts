@@ -1,7 +1,7 @@
 // The `orchestrator` command line (architecture §4): dispatches sub-commands; names and options are a fixed contract.
 import { UsageError } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
-import { dataDirOf, processContext } from "./context.ts";
+import { processContext } from "./context.ts";
 
 type Run = (args: readonly string[], ctx: CliContext) => Promise<number>;
 
@@ -26,7 +26,11 @@ interface Command {
 const BROWSER_OPTION = "--browser chrome|chromium|firefox|librewolf|all";
 
 const COMMANDS: Record<string, Command> = {
-  start: { summary: "build, register and start everything (npm start)", run: start },
+  start: {
+    summary: "build the extension, register the native host, start the backend (npm start)",
+    usage: "orchestrator start [--no-build] [--no-browser] [--no-serve]",
+    run: async (args, ctx) => (await import("./start.ts")).runStart(args, ctx),
+  },
   install: {
     summary: "write the native host manifests for each browser",
     usage: `orchestrator install [${BROWSER_OPTION}] [--extension-id ID]... [--profile-dir DIR] [--json]`,
@@ -108,31 +112,4 @@ export async function main(argv: readonly string[], ctx: CliContext = processCon
 function isParseArgsError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
-}
-
-function start(_args: readonly string[], ctx: CliContext): Promise<number> {
-  const names = Object.keys(COMMANDS).filter((n) => n !== "start");
-  const ready = names.filter((n) => COMMANDS[n]?.run !== undefined);
-  const planned = names.filter((n) => COMMANDS[n]?.run === undefined);
-  ctx.out(
-    [
-      "ChatGPT Orchestrator 0.1.0",
-      `Data directory: ${dataDirOf(ctx)}`,
-      "",
-      "1. orchestrator install    registers the native host with Chrome, Chromium, Firefox and LibreWolf",
-      "2. load the extension in the browser",
-      "3. orchestrator doctor     checks the installation",
-      "4. orchestrator connector  prints the MCP URLs for MCP clients and ChatGPT connectors",
-      "",
-      `Commands: ${ready.join(", ")}${planned.length > 0 ? ` (not yet: ${planned.join(", ")})` : ""}.`,
-      "See `orchestrator help` and docs/cli.md.",
-      "",
-    ].join("\n"),
-  );
-  // In a terminal, start the backend in the foreground (the product); elsewhere (CI, scripts) just guide.
-  if (process.stdout.isTTY && !ctx.env.CI) {
-    return import("../host/cli-commands.ts").then((m) => m.runServeCommand([], ctx));
-  }
-  ctx.out("Start the backend with `orchestrator serve` (npm start does so when run in a terminal).");
-  return Promise.resolve(0);
 }
