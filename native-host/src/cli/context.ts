@@ -27,6 +27,8 @@ export interface CliContext {
   readonly nodePath: string;
   /** The project root (holds bin/orchestrator.js and manifests/). */
   readonly projectRoot: string;
+  /** The file the launcher runs (default `bin/orchestrator.js`; the packaged host: its own bundle). */
+  readonly cliEntry?: string;
   /** True when stdout is a terminal: `start` then runs the backend in the foreground. */
   readonly stdoutIsTTY?: boolean;
 }
@@ -62,5 +64,5 @@ export function dataDirOf(ctx: CliContext): string {
 
 /** `bin/orchestrator.js` of this project: what the launcher and MCP client configs run. */
 export function cliEntry(ctx: CliContext): string {
-  return pathFor(ctx.platform).join(ctx.projectRoot, "bin", "orchestrator.js");
+  return ctx.cliEntry ?? pathFor(ctx.platform).join(ctx.projectRoot, "bin", "orchestrator.js");
 }

@@ -1,0 +1,13 @@
+// Entry of the packaged native host (`npm run package` bundles it into native-host/orchestrator.mjs): the same CLI,
+// with the bundle's own folder as the root (it holds manifests/ and node_modules/sql.js) and itself as the launcher.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { processContext } from "./context.ts";
+import { main } from "./main.ts";
+
+const self = fileURLToPath(import.meta.url);
+process.exitCode = await main(process.argv.slice(2), {
+  ...processContext(),
+  projectRoot: path.dirname(self),
+  cliEntry: self,
+});

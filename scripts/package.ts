@@ -1,0 +1,176 @@
+// `npm run package [-- --out DIR]`: the release artifacts in dist/package/ — the Chrome zip, the Firefox xpi (web-ext
+// build, lint-checked), the native host as a runnable bundle with its manifests, the skill archive — plus SHA256SUMS.
+// Every artifact carries the version of package.json; the run stops if any part disagrees.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { zipSync, type Zippable } from "fflate";
+import { build } from "vite";
+import { HOST_VERSION } from "../native-host/src/host/host-entry.ts";
+import { packageSkill } from "./package-skill.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "..");
+const NAME = "chatgpt-orchestrator";
+/** Fixed entry time, so unchanged inputs give identical archive bytes. */
+const ENTRY_MTIME = new Date(2000, 0, 1);
+
+export interface PackageResult {
+  readonly version: string;
+  readonly outDir: string;
+  readonly chromeZip: string;
+  readonly firefoxXpi: string;
+  /** The unpacked Firefox build that was zipped and linted. */
+  readonly firefoxDir: string;
+  readonly hostDir: string;
+  readonly hostZip: string;
+  readonly skillZip: string;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** A zip of a folder's files at the archive root (or under `prefix/`), deterministic. */
+async function zipFolder(dir: string, file: string, prefix = ""): Promise<void> {
+  const files: Zippable = {};
+  for (const rel of await filesUnder(dir)) {
+    const mode = (await stat(path.join(dir, rel))).mode & 0o777;
+    files[`${prefix}${rel.split(path.sep).join("/")}`] = [
+      new Uint8Array(await readFile(path.join(dir, rel))),
+      // Keep the executable bit of the launcher-facing bundle (unix permissions in the upper 16 bits).
+      { mtime: ENTRY_MTIME, os: 3, attrs: ((0o100000 | mode) << 16) >>> 0 },
+    ];
+  }
+  await writeFile(file, zipSync(files, { level: 9 }));
+}
+
+async function buildExtension(target: "chrome" | "firefox", outBase: string): Promise<string> {
+  await run(process.execPath, [path.join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--mode", target], {
+    cwd: ROOT,
+    env: { ...process.env, ORCHESTRATOR_EXT_OUT_DIR: outBase, NODE_ENV: "production" },
+    timeout: 180_000,
+  });
+  const dir = path.join(outBase, target);
+  const manifest = JSON.parse(await readFile(path.join(dir, "manifest.json"), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/** The native host as one ESM bundle (node_modules inlined but sql.js, whose wasm it loads from beside itself). */
+async function buildHost(dir: string, version: string): Promise<void> {
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: "warn",
+    build: {
+      ssr: path.join(ROOT, "native-host/src/cli/bundle-entry.ts"),
+      outDir: dir,
+      emptyOutDir: true,
+      target: "node20",
+      minify: false,
+      rollupOptions: {
+        output: { entryFileNames: "orchestrator.mjs", chunkFileNames: "lib/[name].mjs", format: "es" },
+      },
+    },
+    ssr: { noExternal: true, external: ["sql.js"], target: "node" },
+  });
+  const sqlJs = path.join(ROOT, "node_modules/sql.js");
+  const sqlOut = path.join(dir, "node_modules/sql.js");
+  await mkdir(path.join(sqlOut, "dist"), { recursive: true });
+  for (const rel of ["package.json", "LICENSE", "dist/sql-wasm.js", "dist/sql-wasm.wasm"])
+    await cp(path.join(sqlJs, rel), path.join(sqlOut, rel));
+  await mkdir(path.join(dir, "manifests"), { recursive: true });
+  for (const name of ["native-host.chromium.json", "native-host.firefox.json"])
+    await cp(path.join(ROOT, "manifests", name), path.join(dir, "manifests", name));
+  await writeFile(
+    path.join(dir, "package.json"),
+    `${JSON.stringify({ name: `${NAME}-native-host`, version, private: true, type: "module", bin: { orchestrator: "orchestrator.mjs" }, engines: { node: ">=20.19" } }, null, 2)}\n`,
+  );
+  await writeFile(
+    path.join(dir, "README.txt"),
+    [
+      `ChatGPT Orchestrator native host ${version}`,
+      "",
+      "Needs Node.js 20.19 or newer. Unpack this folder where it can stay, then register it with your browsers:",
+      "  node orchestrator.mjs install        (writes the native messaging manifests; see --help)",
+      "  node orchestrator.mjs doctor         (checks every link)",
+      "  node orchestrator.mjs connector      (the MCP connector URL for ChatGPT)",
+      "The browser starts the host itself; `node orchestrator.mjs serve` runs it without a browser.",
+      "",
+    ].join("\n"),
+  );
+}
+
+async function sha256(file: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
+}
+
+export async function packageAll(outDir: string): Promise<PackageResult> {
+  const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+  const version = pkg.version;
+  if (HOST_VERSION !== version)
+    throw new Error(`native host version ${HOST_VERSION} differs from package.json ${version}`);
+  await rm(outDir, { recursive: true, force: true });
+  const buildDir = path.join(outDir, "build");
+  for (const target of ["chrome", "firefox"] as const) {
+    const built = await buildExtension(target, buildDir);
+    if (built !== version) throw new Error(`${target} manifest version ${built} differs from ${version}`);
+  }
+
+  const chromeZip = path.join(outDir, `${NAME}-chrome-${version}.zip`);
+  await zipFolder(path.join(buildDir, "chrome"), chromeZip);
+
+  const firefoxDir = path.join(buildDir, "firefox");
+  const webExt = path.join(ROOT, "node_modules/web-ext/bin/web-ext.js");
+  const xpiName = `${NAME}-firefox-${version}.xpi`;
+  await run(
+    process.execPath,
+    [webExt, "build", "--source-dir", firefoxDir, "--artifacts-dir", outDir, "--filename", xpiName],
+    { cwd: ROOT, timeout: 120_000 },
+  );
+  // Lint the exact folder that was packed; errors (exit 1) stop the run.
+  await run(
+    process.execPath,
+    [webExt, "lint", "--source-dir", firefoxDir, "--no-input", "--no-config-discovery"],
+    { cwd: ROOT, timeout: 120_000 },
+  );
+
+  const hostDir = path.join(outDir, "native-host");
+  await buildHost(hostDir, version);
+  const hostZip = path.join(outDir, `${NAME}-native-host-${version}.zip`);
+  await zipFolder(hostDir, hostZip, `${NAME}-native-host-${version}/`);
+
+  const skill = await packageSkill({ outDir });
+
+  const artifacts = [chromeZip, path.join(outDir, xpiName), hostZip, skill.zipPath];
+  const sums = await Promise.all(artifacts.map(async (f) => `${await sha256(f)}  ${path.basename(f)}`));
+  await writeFile(path.join(outDir, "SHA256SUMS"), `${sums.join("\n")}\n`);
+  return {
+    version,
+    outDir,
+    chromeZip,
+    firefoxXpi: path.join(outDir, xpiName),
+    firefoxDir,
+    hostDir,
+    hostZip,
+    skillZip: skill.zipPath,
+  };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const { values } = parseArgs({ options: { out: { type: "string" } }, strict: true });
+  const result = await packageAll(path.resolve(values.out ?? path.join(ROOT, "dist", "package")));
+  for (const file of [result.chromeZip, result.firefoxXpi, result.hostZip, result.skillZip]) {
+    const { size } = await stat(file);
+    process.stdout.write(`${path.relative(process.cwd(), file)}  ${(size / 1024).toFixed(0)} KiB\n`);
+  }
+  process.stdout.write(`version ${result.version}; checksums in ${path.join(result.outDir, "SHA256SUMS")}\n`);
+}

@@ -1,0 +1,129 @@
+// `npm run package`: every artifact carries package.json's version, the Firefox build is lint-clean, and the Chrome
+// zip, unpacked into Debian's headless Chromium, connects to the packaged native host (not the source tree's).
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { unzipSync } from "fflate";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { HOST_VERSION } from "../../native-host/src/host/host-entry.ts";
+import { packageAll, type PackageResult } from "../../scripts/package.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const CHROMIUM = "/usr/lib/chromium/chromium";
+const version = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string })
+  .version;
+
+const tmp = mkdtempSync(path.join(tmpdir(), "orchestrator-package-"));
+let result: PackageResult;
+beforeAll(async () => {
+  result = await packageAll(path.join(tmp, "out"));
+}, 300_000);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function unzip(file: string, dir: string): void {
+  for (const [name, bytes] of Object.entries(unzipSync(readFileSync(file)))) {
+    if (name.endsWith("/")) continue;
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), bytes);
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("npm run package", () => {
+  it("gives every artifact the version of package.json", () => {
+    const entries = (file: string) => unzipSync(readFileSync(file));
+    const manifestVersion = (file: string) =>
+      (JSON.parse(Buffer.from(entries(file)["manifest.json"]!).toString("utf8")) as { version: string })
+        .version;
+    expect(HOST_VERSION).toBe(version);
+    expect(manifestVersion(result.chromeZip)).toBe(version);
+    expect(manifestVersion(result.firefoxXpi)).toBe(version);
+    const hostPkg = entries(result.hostZip)[`chatgpt-orchestrator-native-host-${version}/package.json`];
+    expect(JSON.parse(Buffer.from(hostPkg!).toString("utf8"))).toMatchObject({ version });
+    expect(Object.keys(entries(result.skillZip))).toContain("durable-continuation-output/SKILL.md");
+    expect(readFileSync(path.join(result.outDir, "SHA256SUMS"), "utf8").trim().split("\n")).toHaveLength(4);
+  });
+
+  it("packs a Firefox build that web-ext lint finds no error in", async () => {
+    const webExt = path.join(ROOT, "node_modules/web-ext/bin/web-ext.js");
+    const { stdout } = await run(
+      process.execPath,
+      [
+        webExt,
+        "lint",
+        "--source-dir",
+        result.firefoxDir,
+        "--output",
+        "json",
+        "--no-input",
+        "--no-config-discovery",
+      ],
+      { cwd: ROOT, timeout: 120_000 },
+    ).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+    const report = JSON.parse(stdout) as { errors: unknown[] };
+    expect(report.errors).toEqual([]);
+  }, 120_000);
+
+  it("loads the Chrome zip in headless Chromium, which connects to the packaged native host", async () => {
+    const ext = path.join(tmp, "chrome-unzipped");
+    const profile = path.join(tmp, "profile");
+    const host = path.join(result.hostDir, "orchestrator.mjs");
+    const env = {
+      PATH: process.env.PATH,
+      HOME: path.join(tmp, "home"),
+      ORCHESTRATOR_HOME: path.join(tmp, "data"),
+      ORCHESTRATOR_MCP_PORT: "0",
+    };
+    unzip(result.chromeZip, ext);
+    await run(process.execPath, [host, "install", "--profile-dir", profile], { env });
+    const launcher = readFileSync(path.join(tmp, "data/bin/native-host.sh"), "utf8");
+    expect(launcher).toContain(host); // the packaged bundle, not bin/orchestrator.js of the source tree
+
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      env,
+      args: [
+        `--disable-extensions-except=${ext}`,
+        `--load-extension=${ext}`,
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    try {
+      const prefix = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/`;
+      if (!context.serviceWorkers().some((w) => w.url().startsWith(prefix)))
+        await context.waitForEvent("serviceworker", { predicate: (w) => w.url().startsWith(prefix) });
+      const executors = await waitFor(
+        "the packaged host to report a connected executor",
+        async () => {
+          const { stdout } = await run(process.execPath, [host, "status", "--json"], { env });
+          const status = JSON.parse(stdout) as { owner: unknown; executors: unknown[] };
+          return status.owner !== null && status.executors.length > 0 ? status.executors : undefined;
+        },
+        30_000,
+      );
+      expect(executors).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
