@@ -162,7 +162,12 @@ export class ExecutorHub implements CommandSink {
     switch (m.kind) {
       case "command.ack":
         faultPoint("ack-received");
-        return this.apply({ type: "command.acked", workerId: m.workerId, commandId: m.commandId });
+        return this.apply({
+          type: "command.acked",
+          workerId: m.workerId,
+          commandId: m.commandId,
+          executorId: session.executorId,
+        });
       case "command.result":
         faultPoint("result-received");
         await this.apply({
@@ -173,6 +178,7 @@ export class ExecutorHub implements CommandSink {
           ...(m.errorCode ? { errorCode: m.errorCode } : {}),
           ...(m.detail ? { detail: m.detail } : {}),
           ...(m.url ? { url: m.url } : {}),
+          executorId: session.executorId,
         });
         faultPoint("result-applied");
         return;
@@ -187,6 +193,7 @@ export class ExecutorHub implements CommandSink {
           ...(m.errorCode ? { errorCode: m.errorCode } : {}),
           ...(m.url ? { url: m.url } : {}),
           ...(m.continuationStatus ? { continuationStatus: m.continuationStatus } : {}),
+          executorId: session.executorId,
         });
         if (m.state === "generating") faultPoint("generating-applied");
         if (m.state === "idle") faultPoint("idle-applied");
@@ -234,13 +241,14 @@ export class ExecutorHub implements CommandSink {
           state: b.observed.state,
           seq: b.observed.seq,
           ...(b.observed.errorCode ? { errorCode: b.observed.errorCode } : {}),
+          executorId: hello.executorId,
         });
       }
     }
     const journaled = new Set<string>();
     for (const entry of hello.journal) {
       journaled.add(entry.commandId);
-      await this.reconcile(entry);
+      await this.reconcile(entry, hello.executorId);
     }
     session.conn.send({
       kind: "welcome",
@@ -256,8 +264,13 @@ export class ExecutorHub implements CommandSink {
   }
 
   /** Spec 12.4: completed/submitted → the stored result; submission-started → ambiguous; received → wait. */
-  private async reconcile(entry: Hello["journal"][number]): Promise<void> {
-    const base = { type: "command.result" as const, workerId: entry.workerId, commandId: entry.commandId };
+  private async reconcile(entry: Hello["journal"][number], executorId: string): Promise<void> {
+    const base = {
+      type: "command.result" as const,
+      workerId: entry.workerId,
+      commandId: entry.commandId,
+      executorId,
+    };
     switch (entry.phase) {
       case "received":
         return;

@@ -1,4 +1,4 @@
-// Model-based property tests for the continuation core: random operation sequences, six invariants after every step.
+// Model-based property tests for the continuation core: random operation sequences, seven invariants after every step.
 // The harness plays the executor and the scheduler shell; it judges the core from its effects, not its own fields.
 //
 //   inv1  one continuation in flight per worker: no command while the previous one has neither a result nor
@@ -12,6 +12,8 @@
 //         an idle, runnable Auto Resume worker with nothing in flight gets its command within the idle grace.
 //   inv5  manual mode: no auto_resume or recovery attempt.
 //   inv6  every command comes with an execution.scheduled event of the same execution id, and vice versa.
+//   inv7  worktree ownership (spec 24): at most one active owner per location; only a claim, a release or the
+//         owner's end changes who owns what (never a resume, observation, tick or restart).
 //   Also: refusals change nothing, effects are plain data, one timer last, never armed in the past.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -89,6 +91,7 @@ type Step =
       readonly id: number;
     }
   | { readonly op: "read"; readonly w: WorkerId; readonly upTo: number }
+  | { readonly op: "claim" | "release"; readonly w: WorkerId; readonly wt: "wt1" | "wt2" }
   | { readonly op: "set_mode"; readonly target: WorkerId | "run"; readonly mode: "auto" | "manual" }
   | { readonly op: "pause_all" | "resume_all" | "run_stop" }
   /** Crash and restart of the backend: the state goes through JSON. */
@@ -117,6 +120,8 @@ const WEIGHTS = {
   followup: [3, 2],
   message: [8, 8],
   read: [1, 1],
+  claim: [6, 2],
+  release: [3, 1],
   setMode: [5, 1],
   runPause: [4, 0],
   end: [3, 0],
@@ -211,6 +216,10 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
       weight: weight("read"),
       arbitrary: fc.record({ op: on("read"), w: worker, upTo: fc.integer({ min: 0, max: 3 }) }),
     },
+    ...(["claim", "release"] as const).map((op) => ({
+      weight: weight(op),
+      arbitrary: fc.record({ op: on(op), w: worker, wt: fc.constantFrom<"wt1" | "wt2">("wt1", "wt2") }),
+    })),
     {
       weight: weight("setMode"),
       arbitrary: fc.record({
@@ -378,6 +387,37 @@ function releasesHold(
   }
 }
 
+/** Locations each active worker owns now, as `worker|location` keys. */
+function ownership(state: DomainState): Set<string> {
+  const out = new Set<string>();
+  for (const w of Object.values(state.workers)) {
+    if (w.status !== "active") continue;
+    for (const c of w.worktrees ?? []) if (c.releasedAt === undefined) out.add(`${w.id}|${c.location}`);
+  }
+  return out;
+}
+
+/** Invariant 7: one owner per location (one run here), changed only by claim, release or the owner's end. */
+function checkOwnership(before: DomainState, input: Input, after: DomainState): void {
+  const was = ownership(before);
+  const now = ownership(after);
+  const locations = [...now].map((k) => k.split("|")[1]);
+  check("inv7 one owner per worktree", new Set(locations).size === locations.length, () =>
+    [...now].join(", "),
+  );
+  const gained = [...now].filter((k) => !was.has(k));
+  const lost = [...was].filter((k) => !now.has(k));
+  const claim = input.type === "worker.claim_worktree" ? `${input.workerId}|${input.worktree}` : undefined;
+  const release =
+    input.type === "worker.release_worktree" ? `${input.workerId}|${input.worktree}` : undefined;
+  const ended = (k: string) => after.workers[k.split("|")[0]!]?.status !== "active";
+  check(
+    "inv7 ownership changes only by claim, release or the owner's end",
+    gained.every((k) => k === claim) && lost.every((k) => k === release || ended(k)),
+    () => `${input.type}: gained ${gained.join(", ")}; lost ${lost.join(", ")}`,
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The world: the core's durable state, the scheduler shell's clock and timer, and the executor.
 
@@ -514,6 +554,10 @@ class World {
         };
       case "read":
         return { type: "message.read", workerId: step.w, upToSeq: step.upTo };
+      case "claim":
+        return { type: "worker.claim_worktree", workerId: step.w, worktree: step.wt };
+      case "release":
+        return { type: "worker.release_worktree", workerId: step.w, worktree: step.wt };
       case "set_mode":
         return step.target === "run"
           ? { type: "run.set_default_policy", runId: RUN, patch: { mode: step.mode } }
@@ -601,6 +645,7 @@ class World {
     }
     this.noteInput(input);
     this.checkEffects(before, input, result);
+    checkOwnership(before, input, result.state);
     this.state = result.state;
     const timer = result.effects.at(-1);
     if (timer?.kind === "timer") this.timer = timer.at;
@@ -828,7 +873,7 @@ const PROPERTY_TIMEOUT_MS = 60_000 * scale;
 
 describe("continuation core properties (random operation sequences)", () => {
   it(
-    "keep invariants 1–6 after every step: /root and up to two children, everything frequent",
+    "keep invariants 1–7 after every step: /root and up to two children, everything frequent",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(WORKERS, "chaos"), fc.subarray<WorkerId>(["a", "b"])), (script) => {
@@ -841,7 +886,7 @@ describe("continuation core properties (random operation sequences)", () => {
   );
 
   it(
-    "keep invariants 1–6 after every step: /root and two children, calm (many turns each)",
+    "keep invariants 1–7 after every step: /root and two children, calm (many turns each)",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(WORKERS, "calm"), fc.constant<WorkerId[]>(["a", "b"])), (script) => {
@@ -854,7 +899,7 @@ describe("continuation core properties (random operation sequences)", () => {
   );
 
   it(
-    "keep invariants 1–6 after every step: one busy worker, calm",
+    "keep invariants 1–7 after every step: one busy worker, calm",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(["root"], "calm"), fc.constant([])), (script) => {

@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   "worker.awaiting_human",
   "worker.awaiting_dependency",
   "worker.resumed",
+  "worktree.claimed",
+  "worktree.released",
   "message.sent",
   "message.read",
   "binding.changed",

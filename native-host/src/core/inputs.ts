@@ -28,7 +28,11 @@ export type Input =
       readonly objective: string;
       readonly acceptance?: readonly string[];
       readonly policy?: PolicyPatch;
+      /** Work locations (worktree paths or branches) the worker owns from the start (spec 24). */
+      readonly worktrees?: readonly string[];
     }
+  | { readonly type: "worker.claim_worktree"; readonly workerId: string; readonly worktree: string }
+  | { readonly type: "worker.release_worktree"; readonly workerId: string; readonly worktree: string }
   | { readonly type: "worker.progress"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.complete"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.fail"; readonly workerId: string; readonly reason: string }
@@ -93,6 +97,8 @@ export type Input =
       readonly url?: string;
       /** `status:` of the newest continuation-state block (spec 27.3): recorded as a signal, never authority. */
       readonly continuationStatus?: "working" | "complete" | "blocked";
+      /** The executor that observed it; recorded on the attempt it proves running. */
+      readonly executorId?: string;
     }
   | {
       readonly type: "binding.changed";
@@ -100,7 +106,12 @@ export type Input =
       readonly binding: Exclude<BindingState, "none">;
       readonly url?: string;
     }
-  | { readonly type: "command.acked"; readonly workerId: string; readonly commandId: string }
+  | {
+      readonly type: "command.acked";
+      readonly workerId: string;
+      readonly commandId: string;
+      readonly executorId?: string;
+    }
   | {
       readonly type: "command.result";
       readonly workerId: string;
@@ -109,6 +120,7 @@ export type Input =
       readonly errorCode?: string;
       readonly detail?: string;
       readonly url?: string;
+      readonly executorId?: string;
     }
   // Time
   | { readonly type: "tick" };

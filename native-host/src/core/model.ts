@@ -139,6 +139,20 @@ export interface Attempt {
   readonly errorDetail?: string;
   /** The intent this attempt delivers, restored if the executor proves it was not delivered. */
   readonly intent?: Intent;
+  /** The executor (one browser profile's extension) that acknowledged, submitted or ran this attempt. */
+  readonly executorId?: string;
+}
+
+/**
+ * A named work location (a git worktree path or branch) a worker owns (spec 24). Kept after it ends, so
+ * provenance can still say who owned it; at most one unreleased claim per location per run.
+ */
+export interface WorktreeClaim {
+  readonly location: string;
+  readonly claimedAt: number;
+  readonly releasedAt?: number;
+  /** `released` (explicit), or how the worker ended: `completed`, `failed`, `cancelled`. */
+  readonly releaseReason?: string;
 }
 
 export interface StallState {
@@ -179,6 +193,8 @@ export interface Worker {
   /** Sequence of the last message put in this worker's inbox, and of the last one it has read. */
   readonly inboxSeq: number;
   readonly inboxReadSeq: number;
+  /** Work locations claimed by this worker; absent on workers stored before ownership existed. */
+  readonly worktrees?: readonly WorktreeClaim[];
 }
 
 export interface Message {

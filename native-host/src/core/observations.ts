@@ -24,12 +24,25 @@ function known(ctx: Ctx, workerId: string): DraftWorker | Rejection {
   return ctx.worker(workerId) ?? reject("NOT_FOUND", `no worker ${workerId}`);
 }
 
+/**
+ * Records which executor (browser profile) runs the current attempt, from the first report that proves it:
+ * its ack, its result, or a turn observed while the attempt is live. Never overwritten, so two browsers of
+ * one backend stay distinguishable in the attempt history.
+ */
+function noteExecutor(w: DraftWorker, executorId: string | undefined): void {
+  const attempt = w.current;
+  if (executorId === undefined || !attempt || isEnded(attempt.state)) return;
+  attempt.executorId ??= executorId;
+}
+
 export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">): Rejection | void {
   const w = known(ctx, input.workerId);
   if ("code" in w) return w;
   const c = w.conversation;
   if (input.seq <= c.observedSeq) return; // stale or replayed report
   const seqAtSubmission = w.current?.state === "submitted" ? w.current.submittedAtSeq : undefined;
+  // A scheduled attempt may not have reached this executor yet: only a generating turn proves it did.
+  if (w.current?.state !== "scheduled" || input.state === "generating") noteExecutor(w, input.executorId);
   c.observedSeq = input.seq;
   if (input.url !== undefined) c.url = input.url;
   if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
@@ -145,6 +158,7 @@ function commandAttempt(ctx: Ctx, workerId: string, commandId: string): DraftWor
 export function ackCommand(ctx: Ctx, input: Of<"command.acked">): Rejection | void {
   const w = commandAttempt(ctx, input.workerId, input.commandId);
   if ("code" in w) return w;
+  noteExecutor(w, input.executorId);
   if (w.current && w.current.ackedAt === undefined) w.current.ackedAt = ctx.now;
 }
 
@@ -153,6 +167,7 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
   if ("code" in w) return w;
   const attempt = w.current;
   if (!attempt || attempt.state !== "scheduled") return; // duplicate result: already applied
+  noteExecutor(w, input.executorId);
   if (input.outcome === "submitted") {
     onSubmitted(ctx, w, input.url);
     return;

@@ -8,6 +8,7 @@ import { ackCommand, changeBinding, commandResult, observeConversation } from ".
 import { createRun, pauseAll, resumeAll, setRunDefaultPolicy, stopRun } from "./run-operations.ts";
 import { nextDeadline, settleAll } from "./settle.ts";
 import * as ops from "./worker-lifecycle.ts";
+import { claimWorktree, releaseWorktree } from "./worktrees.ts";
 
 export interface TransitionResult {
   readonly state: DomainState;
@@ -29,6 +30,8 @@ const HANDLERS: {
   "run.resume_all": resumeAll,
   "run.set_default_policy": setRunDefaultPolicy,
   "worker.spawn": ops.spawnWorker,
+  "worker.claim_worktree": claimWorktree,
+  "worker.release_worktree": releaseWorktree,
   "worker.progress": ops.reportProgress,
   "worker.complete": ops.complete,
   "worker.fail": ops.fail,

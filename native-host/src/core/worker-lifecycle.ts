@@ -8,6 +8,7 @@ import { addWake } from "./intents.ts";
 import type { LifecycleStatus, Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
 import { completeRunIfDone } from "./run-operations.ts";
+import { addClaims, checkSpawnWorktrees, releaseOnEnd } from "./worktrees.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -49,6 +50,8 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
   }
   const merged = applyPolicyPatch(run.defaultPolicy, input.policy ?? {});
   if (!merged.ok) return reject("INVALID_POLICY", merged.message);
+  const worktrees = checkSpawnWorktrees(ctx, run.id, input.worktrees ?? [], input.workerId);
+  if (!Array.isArray(worktrees)) return worktrees;
 
   const w: Worker = {
     id: input.workerId,
@@ -77,9 +80,11 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
   ctx.state.workers[w.id] = castDraft(w);
   ctx.touched.add(w.id);
   ctx.emit("worker.spawned", run.id, w.id, { path: w.path, parentId: w.parentId ?? null });
-  // The bootstrap turn is the operator's explicit request, so it goes out whatever the policy mode.
   const draft = ctx.worker(w.id);
-  if (draft) addWake(ctx, draft, { reason: "spawn", explicit: true });
+  if (!draft) return;
+  addClaims(ctx, draft, worktrees);
+  // The bootstrap turn is the operator's explicit request, so it goes out whatever the policy mode.
+  addWake(ctx, draft, { reason: "spawn", explicit: true });
 }
 
 export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejection | void {
@@ -120,6 +125,7 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
   const type =
     status === "completed" ? "worker.completed" : status === "failed" ? "worker.failed" : "worker.stopped";
   ctx.emit(type, w.runId, w.id, { why });
+  releaseOnEnd(ctx, w, status);
   releaseDependents(ctx, w);
   wakeRootFor(ctx, w, `event:${type}`);
   completeRunIfDone(ctx, w.runId);

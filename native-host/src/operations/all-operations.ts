@@ -1,5 +1,6 @@
 // Every operation of the backend, in the order tools are listed to MCP clients.
 import { MESSAGE_OPERATIONS } from "./message-operations.ts";
+import { PROVENANCE_OPERATIONS } from "./provenance-operations.ts";
 import { type OperationDef, operationMap } from "./registry.ts";
 import { RUN_OPERATIONS } from "./run-operations.ts";
 import { WORKER_OPERATIONS } from "./worker-operations.ts";
@@ -8,6 +9,7 @@ export const ALL_OPERATIONS: readonly OperationDef[] = [
   ...RUN_OPERATIONS,
   ...WORKER_OPERATIONS,
   ...MESSAGE_OPERATIONS,
+  ...PROVENANCE_OPERATIONS,
 ];
 
 export const OPERATIONS = operationMap(ALL_OPERATIONS);

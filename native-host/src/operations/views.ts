@@ -2,6 +2,7 @@
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import type { Attempt, DomainState, Run, Worker } from "../core/model.ts";
 import { dispositionOf, effectivePolicy } from "../core/policy.ts";
+import { ownedClaims } from "../core/worktrees.ts";
 
 /** Spec 17.1 terms; never colour-only in the UI, so the word travels with the state. */
 export type StateLabel =
@@ -67,6 +68,8 @@ export interface WorkerView {
   /** Fields the worker sets itself; everything else is the run default. */
   readonly policyOverride: Worker["policyOverride"];
   readonly unreadMessages: number;
+  /** Work locations the worker owns now (spec 24); released ones are in provenance_get. */
+  readonly worktrees: readonly string[];
 }
 
 export function workerView(state: DomainState, w: Worker): WorkerView {
@@ -100,6 +103,7 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
     policy: run ? effectivePolicy(run, w) : ({} as ContinuationPolicy),
     policyOverride: w.policyOverride,
     unreadMessages: w.inboxSeq - w.inboxReadSeq,
+    worktrees: ownedClaims(w).map((c) => c.location),
   };
 }
 

@@ -38,6 +38,13 @@ export const workerSpawn = defineOperation({
     policy: policyPatchSchema
       .optional()
       .describe("Overrides of the run's continuation default for this worker"),
+    worktrees: z
+      .array(z.string().min(1).max(1_000))
+      .max(20)
+      .optional()
+      .describe(
+        "Work locations (git worktree paths or branch names) the worker owns; one owner each per run",
+      ),
   },
   annotations: { ...WRITE, idempotentHint: false },
   run(ctx, input) {
@@ -53,6 +60,7 @@ export const workerSpawn = defineOperation({
         ...(input.name ? { name: input.name } : {}),
         ...(input.acceptance ? { acceptance: input.acceptance } : {}),
         ...(input.policy ? { policy: input.policy } : {}),
+        ...(input.worktrees ? { worktrees: input.worktrees } : {}),
       },
       id,
     );

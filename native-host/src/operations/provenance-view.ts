@@ -1,0 +1,154 @@
+// The spec 24 provenance read model: who owns a worktree, which conversation hosts it, which attempt is
+// active, how many automatic resumes happened and the state in spec 17.1 words; plus the lookups by key.
+import type { Attempt, DomainState, Worker } from "../core/model.ts";
+import { dispositionOf } from "../core/policy.ts";
+import { isEnded } from "../core/attempts.ts";
+import { normalizeWorktree } from "../core/worktrees.ts";
+import { type StateLabel, stateLabel } from "./views.ts";
+
+export interface AttemptProvenance {
+  readonly id: string;
+  readonly seq: number;
+  readonly reason: Attempt["reason"];
+  readonly state: Attempt["state"];
+  readonly resumeOf: string | null;
+  /** The executor (browser profile) that ran it; null until one acknowledged it. */
+  readonly executorId: string | null;
+  readonly scheduledAt: number;
+  readonly submittedAt: number | null;
+  readonly terminalAt: number | null;
+  readonly outcome: string | null;
+  readonly errorCode: string | null;
+}
+
+export interface WorktreeProvenance {
+  readonly worktree: string;
+  /** True while this worker owns it; false once released or ended with the worker. */
+  readonly owned: boolean;
+  readonly claimedAt: number;
+  readonly releasedAt: number | null;
+  readonly releaseReason: string | null;
+}
+
+export interface Provenance {
+  readonly worker: { readonly id: string; readonly path: string; readonly name: string };
+  readonly run: { readonly id: string; readonly name: string; readonly status: string };
+  readonly worktrees: readonly WorktreeProvenance[];
+  readonly conversation: { readonly url: string | null; readonly state: string; readonly binding: string };
+  /** The attempt scheduled, submitted or generating now; null between turns and after the end. */
+  readonly activeAttempt: AttemptProvenance | null;
+  /** Every attempt, oldest first, with the reason it was started. */
+  readonly attempts: readonly AttemptProvenance[];
+  readonly autoResumes: number;
+  /** Spec 17.1 words: Working, Resuming, Needs you, Waiting, Paused, Complete (and Stalled, Idle, Failed, Stopped). */
+  readonly state: StateLabel;
+  readonly disposition: ReturnType<typeof dispositionOf>;
+}
+
+function attemptProvenance(a: Attempt): AttemptProvenance {
+  return {
+    id: a.id,
+    seq: a.seq,
+    reason: a.reason,
+    state: a.state,
+    resumeOf: a.resumeOf ?? null,
+    executorId: a.executorId ?? null,
+    scheduledAt: a.scheduledAt,
+    submittedAt: a.submittedAt ?? null,
+    terminalAt: a.terminalAt ?? null,
+    outcome: a.outcome ?? null,
+    errorCode: a.errorCode ?? null,
+  };
+}
+
+/** `stored` is the durable attempt history; the worker's current attempt in memory is the freshest copy. */
+export function provenanceOf(state: DomainState, w: Worker, stored: readonly Attempt[]): Provenance {
+  const run = state.runs[w.runId];
+  const current = w.current;
+  const attempts = stored.map((a) => (current && a.id === current.id ? current : a));
+  if (current && !attempts.some((a) => a.id === current.id)) attempts.push(current);
+  return {
+    worker: { id: w.id, path: w.path, name: w.name },
+    run: { id: w.runId, name: run?.name ?? "", status: run?.status ?? "unknown" },
+    worktrees: (w.worktrees ?? []).map((c) => ({
+      worktree: c.location,
+      owned: c.releasedAt === undefined && w.status === "active",
+      claimedAt: c.claimedAt,
+      releasedAt: c.releasedAt ?? null,
+      releaseReason: c.releaseReason ?? null,
+    })),
+    conversation: {
+      url: w.conversation.url ?? null,
+      state: w.conversation.state,
+      binding: w.conversation.binding,
+    },
+    activeAttempt: current && !isEnded(current.state) ? attemptProvenance(current) : null,
+    attempts: attempts.map(attemptProvenance),
+    autoResumes: w.autoResumes,
+    state: stateLabel(w),
+    disposition: dispositionOf(w),
+  };
+}
+
+export type Lookup = { readonly worker: Worker } | { readonly code: string; readonly message: string };
+
+/** Newest first, active before ended: the order in which candidates for one key are preferred. */
+function preferred(a: Worker, b: Worker): number {
+  const active = Number(b.status === "active") - Number(a.status === "active");
+  return active !== 0 ? active : b.createdAt - a.createdAt;
+}
+
+/**
+ * The worker behind a worktree: its current owner, else the worker that owned it last. A location owned
+ * now in several runs needs `runId` to say which one.
+ */
+export function byWorktree(state: DomainState, raw: string, runId?: string): Lookup {
+  const location = normalizeWorktree(raw);
+  if (typeof location !== "string") return location;
+  const holders = Object.values(state.workers).filter(
+    (w) => (runId === undefined || w.runId === runId) && w.worktrees?.some((c) => c.location === location),
+  );
+  const owners = holders.filter(
+    (w) => w.status === "active" && w.worktrees?.some((c) => c.location === location && !c.releasedAt),
+  );
+  if (owners.length > 1) {
+    const runs = owners.map((w) => `${w.runId} (${w.path})`).join(", ");
+    return {
+      code: "AMBIGUOUS",
+      message: `worktree '${location}' is owned in several runs: ${runs}; pass runId`,
+    };
+  }
+  if (owners[0]) return { worker: owners[0] };
+  const claimedAt = (w: Worker) =>
+    Math.max(...(w.worktrees ?? []).filter((c) => c.location === location).map((c) => c.claimedAt));
+  const last = holders.sort((a, b) => claimedAt(b) - claimedAt(a))[0];
+  if (last) return { worker: last };
+  return {
+    code: "NOT_FOUND",
+    message: `no worker owns or has owned worktree '${location}'${runId ? ` in run ${runId}` : ""}`,
+  };
+}
+
+const CONVERSATION_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+function conversationKey(value: string): string {
+  const trimmed = value.trim();
+  const uuid = CONVERSATION_UUID.exec(trimmed.match(/\/c\/([^/?#]+)/)?.[1] ?? trimmed)?.[0];
+  return uuid ? uuid.toLowerCase() : trimmed.replace(/\/+$/, "");
+}
+
+/** The worker hosted by a conversation, given its URL or its `/c/<uuid>` id. */
+export function byConversation(state: DomainState, raw: string, runId?: string): Lookup {
+  const key = conversationKey(raw);
+  const hosted = Object.values(state.workers)
+    .filter((w) => (runId === undefined || w.runId === runId) && w.conversation.url !== undefined)
+    .filter((w) => conversationKey(w.conversation.url!) === key)
+    .sort(preferred);
+  if (hosted[0]) return { worker: hosted[0] };
+  return { code: "NOT_FOUND", message: `no worker is bound to conversation '${raw.trim()}'` };
+}
+
+export function byWorker(state: DomainState, id: string): Lookup {
+  const w = state.workers[id];
+  return w ? { worker: w } : { code: "NOT_FOUND", message: `no worker ${id}` };
+}
