@@ -96,7 +96,14 @@ export interface WorkerOut {
     pause: { source: string } | null;
     conversation: { state: string; binding: string; url: string | null };
   };
-  attempts: { seq: number; reason: string; state: string; outcome?: unknown }[];
+  attempts: {
+    seq: number;
+    reason: string;
+    state: string;
+    outcome: string | null;
+    submittedAt: number | null;
+    errorCode: string | null;
+  }[];
 }
 
 export interface E2EOptions extends FakeOptions {

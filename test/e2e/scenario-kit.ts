@@ -44,3 +44,10 @@ export function expectCleanRun(fake: FakeChatGPT): void {
   expect(fake.clicks("stop"), "Stop clicks").toBe(0);
   expect(fake.scriptErrors, "assistant script errors").toEqual([]);
 }
+
+/** A promise the test resolves by hand: holds an assistant turn open until the test has acted. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

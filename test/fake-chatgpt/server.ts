@@ -65,6 +65,7 @@ interface Conversation {
   readonly turns: StoredTurn[];
   live: LiveTurn | null;
   workerId: string | null;
+  runId: string | null;
 }
 
 export type Assistant = (turn: AssistantTurn) => Promise<void>;
@@ -341,9 +342,10 @@ export class FakeChatGPT {
       return;
     }
     const isNew = !conversation;
-    conversation ??= { id: randomUUID(), turns: [], live: null, workerId: null };
+    conversation ??= { id: randomUUID(), turns: [], live: null, workerId: null, runId: null };
     this.conversations.set(conversation.id, conversation);
     conversation.workerId ??= /workerId "([^"]+)"/.exec(body.text)?.[1] ?? null;
+    conversation.runId ??= /runId "([^"]+)"/.exec(body.text)?.[1] ?? null;
     const message: UserMessage = {
       conversationId: conversation.id,
       text: body.text,
@@ -416,7 +418,7 @@ export class FakeChatGPT {
 /** One assistant turn, as the per-test script sees it. */
 export class AssistantTurn {
   ended = false;
-  /** The conversation's user messages so far, this one included (1 = the first message). */
+  /** The conversation's user messages so far, this one included (1 = the first message; Retries not counted). */
   readonly index: number;
 
   constructor(
@@ -427,7 +429,8 @@ export class AssistantTurn {
     private readonly message: UserMessage,
     private readonly userTurn: StoredTurn,
   ) {
-    this.index = conversation.turns.filter((t) => t.role === "user").length;
+    // Every message the conversation received, lost ones included (a delivery timeout can drop one).
+    this.index = fake.userMessages.filter((m) => m.conversationId === conversation.id && !m.retry).length;
   }
 
   get text(): string {
@@ -440,6 +443,11 @@ export class AssistantTurn {
   get workerId(): string {
     if (!this.conversation.workerId) throw new Error("no workerId in this conversation's first prompt");
     return this.conversation.workerId;
+  }
+  /** The run id named in the conversation's first prompt. */
+  get runId(): string {
+    if (!this.conversation.runId) throw new Error("no runId in this conversation's first prompt");
+    return this.conversation.runId;
   }
   get stopped(): boolean {
     return this.live.stopped;
