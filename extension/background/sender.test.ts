@@ -17,6 +17,13 @@ describe("content sender check", () => {
     expect(checkContentSender(firefox, ID).ok).toBe(true);
   });
 
+  it("takes the tab's current URL: Chromium keeps the frame URL from before the page's pushState", () => {
+    const afterPushState = { ...good, url: "https://chatgpt.com/" };
+    expect(checkContentSender(afterPushState, ID)).toEqual({ ok: true, tabId: 4, url: good.tab.url });
+    const noTabUrl = { ...good, tab: { id: 4 } };
+    expect(checkContentSender(noTabUrl, ID)).toEqual({ ok: true, tabId: 4, url: good.url });
+  });
+
   it.each([
     ["another extension", { ...good, id: "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz" }],
     ["no id", { ...good, id: undefined }],

@@ -19,7 +19,12 @@ export function checkContentSender(sender: MessageSender, runtimeId: string): Se
     return { ok: false, reason: `sender URL ${String(url)} is not on ${CHATGPT_ORIGIN}` };
   if (sender.origin !== undefined && sender.origin !== CHATGPT_ORIGIN)
     return { ok: false, reason: `sender origin ${sender.origin} is not ${CHATGPT_ORIGIN}` };
-  return { ok: true, tabId, url };
+  // The frame's URL is the document's URL when the content script started: Chromium does not update it after
+  // the page's own history.pushState (seen in Chromium 156: a tab on /c/<uuid> still sends "/"). The top
+  // frame's current URL is the tab's, so that is where the page is now.
+  const tabUrl = sender.tab?.url;
+  const current = tabUrl !== undefined && parseUrl(tabUrl)?.origin === CHATGPT_ORIGIN ? tabUrl : url;
+  return { ok: true, tabId, url: current };
 }
 
 /** A message from one of this extension's own pages (no tab, extension URL). */

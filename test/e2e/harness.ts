@@ -1,0 +1,306 @@
+// The end-to-end harness: builds the production extension into a temp dir, starts the fake chatgpt.com, installs
+// the native host manifest into a temp Chromium profile, launches Debian's Chromium through playwright-core with
+// the extension loaded and chatgpt.com mapped to the fake, and connects an MCP client to the real host it spawns.
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { chromium, type BrowserContext, type Page, type Worker as PwWorker } from "playwright-core";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { FakeChatGPT, type FakeOptions } from "../fake-chatgpt/server.ts";
+import { connectMcp, tool } from "../host/host-harness.ts";
+
+const run = promisify(execFile);
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const CHROMIUM = "/usr/lib/chromium/chromium";
+export const FIREFOX = "/usr/bin/firefox-esr";
+const VITE = path.join(ROOT, "node_modules/vite/bin/vite.js");
+const CLI = path.join(ROOT, "bin/orchestrator.js");
+
+export { tool };
+
+/** Waits for a condition with a deadline (polling every 100 ms: probes here are MCP calls, not free). */
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Builds the extension exactly as `npm run build:<target>` does, into a temp dir (never the repo's dist/). */
+export async function buildExtension(target: "chrome" | "firefox"): Promise<string> {
+  const out = mkdtempSync(path.join(tmpdir(), "orch-e2e-ext-"));
+  await run(process.execPath, [VITE, "build", "--mode", target], {
+    cwd: ROOT,
+    env: { ...process.env, ORCHESTRATOR_EXT_OUT_DIR: out, NODE_ENV: "production" },
+    timeout: 120_000,
+  });
+  return path.join(out, target);
+}
+
+export async function orchestratorCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+}
+
+export interface HostStatus {
+  pid: number;
+  mcpUrl: string | null;
+  executors: string[];
+}
+
+export function readStatus(home: string): HostStatus | undefined {
+  const file = path.join(home, "status.json");
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as HostStatus;
+  } catch {
+    return undefined; // mid-rename on some filesystems; the caller polls again
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface WorkerOut {
+  worker: {
+    id: string;
+    runId: string;
+    label: string;
+    status: string;
+    attempt: { seq: number; reason: string; state: string } | null;
+    pendingContinuation: unknown;
+    noProgressAttempts: number;
+    stallWarning: boolean;
+    pause: { source: string } | null;
+    conversation: { state: string; binding: string; url: string | null };
+  };
+  attempts: {
+    seq: number;
+    reason: string;
+    state: string;
+    outcome: string | null;
+    submittedAt: number | null;
+    errorCode: string | null;
+  }[];
+}
+
+export interface E2EOptions extends FakeOptions {
+  /** An existing fake to reuse (two profiles on one backend share one chatgpt.com). */
+  fake?: FakeChatGPT;
+  /** An existing data directory (a second browser on the same backend). */
+  home?: string;
+}
+
+/** One Chromium profile with the extension, its native host, and the fake site. */
+export class ChromiumE2E {
+  context!: BrowserContext;
+  mcp!: Client;
+  connectorUrl = "";
+  private readonly ownsFake: boolean;
+  private readonly ownsHome: boolean;
+
+  private constructor(
+    readonly ext: string,
+    readonly fake: FakeChatGPT,
+    readonly home: string,
+    readonly udd: string,
+    readonly fakeHome: string,
+    ownsFake: boolean,
+    ownsHome: boolean,
+  ) {
+    this.ownsFake = ownsFake;
+    this.ownsHome = ownsHome;
+  }
+
+  static async start(ext: string, opts: E2EOptions = {}): Promise<ChromiumE2E> {
+    const fake = opts.fake ?? (await FakeChatGPT.start(opts));
+    const home = opts.home ?? mkdtempSync(path.join(tmpdir(), "orch-e2e-home-"));
+    const udd = mkdtempSync(path.join(tmpdir(), "orch-e2e-udd-"));
+    const fakeHome = mkdtempSync(path.join(tmpdir(), "orch-e2e-userhome-"));
+    const e2e = new ChromiumE2E(ext, fake, home, udd, fakeHome, !opts.fake, !opts.home);
+    await orchestratorCli(["install", "--browser", "chromium", "--profile-dir", udd], {
+      ORCHESTRATOR_HOME: home,
+      HOME: fakeHome,
+    });
+    await e2e.launch();
+    return e2e;
+  }
+
+  get env(): Record<string, string> {
+    return { ORCHESTRATOR_HOME: this.home, HOME: this.fakeHome, ORCHESTRATOR_MCP_PORT: "0" };
+  }
+
+  /** Launches (or relaunches, after `closeBrowser`) Chromium on the same profile. */
+  async launch(): Promise<void> {
+    this.context = await chromium.launchPersistentContext(this.udd, {
+      executablePath: CHROMIUM,
+      headless: true,
+      env: { ...process.env, ...this.env },
+      args: [
+        `--disable-extensions-except=${this.ext}`,
+        `--load-extension=${this.ext}`,
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
+        "--ignore-certificate-errors",
+      ],
+    });
+    await this.serviceWorker();
+    await this.connect();
+  }
+
+  /** Waits for the owner's MCP endpoint and connects the operator's client and the fake's connector to it. */
+  async connect(previousPid?: number): Promise<void> {
+    const status = await waitFor(
+      () => {
+        const s = readStatus(this.home);
+        return s?.mcpUrl && s.pid !== previousPid && isAlive(s.pid) ? s : undefined;
+      },
+      "the host's MCP endpoint (status.json)",
+      30_000,
+    );
+    await this.mcp?.close().catch(() => undefined);
+    this.mcp = await connectMcp(this.home);
+    const { token } = JSON.parse(readFileSync(path.join(this.home, "config.json"), "utf8")) as {
+      token: string;
+    };
+    this.connectorUrl = `${status.mcpUrl}/${token}`;
+    this.fake.setConnectorUrl(this.connectorUrl);
+  }
+
+  async serviceWorker(): Promise<PwWorker> {
+    const prefix = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/`;
+    return (
+      this.context.serviceWorkers().find((w) => w.url().startsWith(prefix)) ??
+      (await this.context.waitForEvent("serviceworker", {
+        predicate: (w) => w.url().startsWith(prefix),
+        timeout: 15_000,
+      }))
+    );
+  }
+
+  hostPid(): number | undefined {
+    return readStatus(this.home)?.pid;
+  }
+
+  /** The tab showing a conversation of the fake, once its /c/<uuid> URL is there. */
+  async pageFor(conversationId: string): Promise<Page> {
+    return waitFor(
+      () => this.context.pages().find((p) => p.url().includes(conversationId)),
+      `a tab on conversation ${conversationId}`,
+    );
+  }
+
+  /** The fake's conversation whose first prompt named this worker. */
+  async conversationOf(workerId: string): Promise<string> {
+    return waitFor(
+      () => [...this.fake.conversations.values()].find((c) => c.workerId === workerId)?.id,
+      `the conversation of worker ${workerId}`,
+      30_000,
+    );
+  }
+
+  async worker(workerId: string): Promise<WorkerOut> {
+    return tool<WorkerOut>(this.mcp, "worker_get", { workerId });
+  }
+
+  async waitWorker(
+    workerId: string,
+    what: string,
+    ok: (w: WorkerOut) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<WorkerOut> {
+    return waitFor(
+      async () => {
+        const w = await this.worker(workerId);
+        return ok(w) ? w : undefined;
+      },
+      what,
+      timeoutMs,
+    );
+  }
+
+  async createRun(policy: Record<string, unknown>): Promise<string> {
+    const { run } = await tool<{ run: { id: string } }>(this.mcp, "run_create", {
+      name: "E2E run",
+      objective: "exercise the orchestrator end to end",
+      policy,
+    });
+    return run.id;
+  }
+
+  async spawn(runId: string, workerPath: string, objective = `work at ${workerPath}`): Promise<string> {
+    const { worker } = await tool<WorkerOut>(this.mcp, "worker_spawn", {
+      runId,
+      path: workerPath,
+      objective,
+    });
+    return worker.id;
+  }
+
+  /** What a reader needs when a scenario fails: the fake page's log and the host's durable event trail. */
+  async diagnostics(): Promise<string> {
+    const parts = [`--- fake chatgpt.com log ---\n${this.fake.formatLog()}`];
+    try {
+      const { events } = await tool<{ events: unknown[] }>(this.mcp, "events_list", {
+        cursor: 0,
+        limit: 200,
+      });
+      parts.push(`--- host events ---\n${events.map((e) => JSON.stringify(e)).join("\n")}`);
+    } catch (e) {
+      parts.push(`--- host events unavailable: ${String(e)}`);
+    }
+    const hostLog = path.join(this.home, "logs", "host.log");
+    if (existsSync(hostLog))
+      parts.push(`--- host.log (tail) ---\n${readFileSync(hostLog, "utf8").slice(-8000)}`);
+    return parts.join("\n");
+  }
+
+  async closeBrowser(): Promise<void> {
+    await this.mcp?.close().catch(() => undefined);
+    await this.context.close();
+  }
+
+  async close(): Promise<void> {
+    await this.closeBrowser().catch(() => undefined);
+    if (this.ownsFake) await this.fake.close();
+    // The host exits when the browser closes its port; wait so its files are released before removal.
+    const pid = this.hostPid();
+    if (pid !== undefined && this.ownsHome)
+      await waitFor(() => !isAlive(pid), "the host to exit", 15_000).catch(() => undefined);
+    rmSync(this.udd, { recursive: true, force: true });
+    rmSync(this.fakeHome, { recursive: true, force: true });
+    if (this.ownsHome) rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export function makeDir(p: string): string {
+  mkdirSync(p, { recursive: true });
+  return p;
+}

@@ -1,0 +1,55 @@
+// Spec 26.4 primary scenario in real Chromium: the production extension and the real native host against the
+// fake chatgpt.com, in both DOM layouts. Attempt 1 ends idle, attempts 2 and 3 follow automatically,
+// worker_complete ends the worker, and no attempt 4 is ever sent.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Layout } from "../fake-chatgpt/server.ts";
+import { buildExtension, ChromiumE2E } from "./harness.ts";
+import { completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
+
+let ext: string;
+let e2e: ChromiumE2E;
+
+beforeAll(async () => {
+  ext = await buildExtension("chrome");
+  e2e = await ChromiumE2E.start(ext);
+}, 120_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === "fail") console.error(await e2e.diagnostics());
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+describe.each<Layout>(["classic", "composer-2026"])("primary scenario, %s layout", (layout) => {
+  it("three attempts, worker_complete, no fourth; no manual prompt, duplicate or Retry", async () => {
+    e2e.fake.reset();
+    e2e.fake.page.layout = layout;
+    e2e.fake.setAssistant(async (turn) => {
+      if (turn.index <= 2) await workingTurn(turn, `step ${turn.index}`);
+      else await completingTurn(turn);
+    });
+    const runId = await e2e.createRun(FAST_POLICY);
+    const workerId = await e2e.spawn(runId, "/root");
+    const conversationId = await e2e.conversationOf(workerId);
+    await e2e.pageFor(conversationId);
+
+    const done = await e2e.waitWorker(workerId, "worker complete", (w) => w.worker.label === "Complete");
+    // The final turn's idle is observed after completion; nothing may follow it.
+    await e2e.waitWorker(
+      workerId,
+      "attempt 3 finished and the tab idle",
+      (w) => w.worker.attempt?.state === "completed" && w.worker.conversation.state === "idle",
+    );
+    await e2e.fake.settled();
+
+    expect(done.attempts.map((a) => a.reason)).toEqual(["initial", "auto_resume", "auto_resume"]);
+    const final = await e2e.worker(workerId);
+    expect(final.attempts).toHaveLength(3);
+    expect(final.worker.pendingContinuation).toBeNull();
+    expect(e2e.fake.stored(conversationId)).toHaveLength(3);
+    expect(e2e.fake.stored()).toHaveLength(3);
+    expectCleanRun(e2e.fake);
+  }, 120_000);
+});
