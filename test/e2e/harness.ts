@@ -111,6 +111,8 @@ export interface E2EOptions extends FakeOptions {
   fake?: FakeChatGPT;
   /** An existing data directory (a second browser on the same backend). */
   home?: string;
+  /** Default true; `npm run demo` shows the browser where a display exists. */
+  headless?: boolean;
 }
 
 /** One Chromium profile with the extension, its native host, and the fake site. */
@@ -118,6 +120,7 @@ export class ChromiumE2E {
   context!: BrowserContext;
   mcp!: Client;
   connectorUrl = "";
+  headless = true;
   private readonly ownsFake: boolean;
   private readonly ownsHome: boolean;
 
@@ -140,6 +143,7 @@ export class ChromiumE2E {
     const udd = mkdtempSync(path.join(tmpdir(), "orch-e2e-udd-"));
     const fakeHome = mkdtempSync(path.join(tmpdir(), "orch-e2e-userhome-"));
     const e2e = new ChromiumE2E(ext, fake, home, udd, fakeHome, !opts.fake, !opts.home);
+    e2e.headless = opts.headless ?? true;
     await orchestratorCli(["install", "--browser", "chromium", "--profile-dir", udd], {
       ORCHESTRATOR_HOME: home,
       HOME: fakeHome,
@@ -156,7 +160,7 @@ export class ChromiumE2E {
   async launch(): Promise<void> {
     this.context = await chromium.launchPersistentContext(this.udd, {
       executablePath: CHROMIUM,
-      headless: true,
+      headless: this.headless,
       env: { ...process.env, ...this.env },
       args: [
         `--disable-extensions-except=${this.ext}`,
