@@ -25,7 +25,8 @@ afterAll(() => bundle.dispose());
 describe("crash safety under SIGKILL", () => {
   it(
     "recovers every acknowledged transaction, untorn, across 300 random kills",
-    { timeout: 240_000 },
+    // Generous: 300 child processes; on a loaded 2-core CI runner each start can take a second.
+    { timeout: 600_000 },
     async () => {
       const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
       const lanes = await runCrashCampaign({
