@@ -73,7 +73,11 @@ describe("DurableStore round trip", () => {
     const store = await openStore({ snapshotAfterBytes: 4096 });
     await seedCounters(store);
     for (let i = 1; i <= 60; i++) await store.write((tx) => applyTx(tx, i));
-    await waitFor(() => store.stats().snapshotsTaken >= 2, "two automatic snapshots");
+    // Commits go on while a snapshot is written, so wait until the last one has finished.
+    await waitFor(
+      () => store.stats().snapshotsTaken >= 2 && !store.stats().snapshotInProgress,
+      "two automatic snapshots, none in progress",
+    );
     const stats = store.stats();
     expect(stats.snapshotSeq).toBeGreaterThan(0);
     expect(statSync(join(dir, SNAPSHOT_FILE)).size).toBe(stats.snapshotBytes);
