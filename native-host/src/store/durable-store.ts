@@ -14,7 +14,7 @@ import { applyMigrations, checkMigrations } from "./migration-runner.ts";
 import { acquireOwnerLock, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
 import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
 import { inspectDataFiles, replayJournal } from "./recovery.ts";
-import { writeSnapshotFile } from "./snapshot-file.ts";
+import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
 import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
 import { assertReplayable, isPlainSelect } from "./sql-guards.ts";
 import { StoreError, describeError, isStoreError } from "./store-error.ts";
@@ -393,12 +393,14 @@ export class DurableStore {
         );
       }
       let bytes: number;
-      const endIo = this.journal.beginBackgroundIo();
+      let endIo = (): void => undefined;
       try {
+        const body = await encodeSnapshotBody(image);
+        endIo = this.journal.beginBackgroundIo();
         bytes = await writeSnapshotFile(
           join(this.dir, SNAPSHOT_FILE),
           { generation: this.generation, lastSeq: seq },
-          image,
+          body,
           () => this.ownerLock.assertOwner(),
           this.fault,
         );
