@@ -1,9 +1,11 @@
 // DurableStore on a real disk: what is written survives a clean close, a process exit without close (journal replay),
 // and snapshots; migrations apply once; transactions are atomic, deterministic and group-committed.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { crc32, inflateRawSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DurableStore, JOURNAL_FILE, SNAPSHOT_FILE } from "../../native-host/src/store/durable-store.ts";
+import { SNAPSHOT_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
 import { MIGRATIONS, type Migration } from "../../native-host/src/store/migrations.ts";
 import type { StoreFaultPoint, StoreOptions } from "../../native-host/src/store/store-types.ts";
 import { applyTx, verifySequence } from "./crash-sequence.ts";
@@ -73,7 +75,11 @@ describe("DurableStore round trip", () => {
     const store = await openStore({ snapshotAfterBytes: 4096 });
     await seedCounters(store);
     for (let i = 1; i <= 60; i++) await store.write((tx) => applyTx(tx, i));
-    await waitFor(() => store.stats().snapshotsTaken >= 2, "two automatic snapshots");
+    // Commits go on while a snapshot is written, so wait until the last one has finished.
+    await waitFor(
+      () => store.stats().snapshotsTaken >= 2 && !store.stats().snapshotInProgress,
+      "two automatic snapshots, none in progress",
+    );
     const stats = store.stats();
     expect(stats.snapshotSeq).toBeGreaterThan(0);
     expect(statSync(join(dir, SNAPSHOT_FILE)).size).toBe(stats.snapshotBytes);
@@ -82,6 +88,26 @@ describe("DurableStore round trip", () => {
     await store.close();
     const again = await openStore();
     expect(await verifySequence(again)).toBe(60);
+  });
+
+  it("writes snapshots deflated (format 2) and still reads format 1 (the plain image)", async () => {
+    const store = await openStore();
+    await seedCounters(store);
+    for (let i = 1; i <= 30; i++) await store.write((tx) => applyTx(tx, i));
+    await store.close();
+    const file = readFileSync(join(dir, SNAPSHOT_FILE));
+    expect(file.readUInt32LE(8)).toBe(2);
+    const image = inflateRawSync(file.subarray(SNAPSHOT_HEADER_BYTES));
+    expect(image.length).toBeGreaterThan(file.length); // the image compresses
+    // Rewrite it as format 1: same header fields, the plain image as body, both checksums recomputed.
+    const header = Buffer.from(file.subarray(0, SNAPSHOT_HEADER_BYTES));
+    header.writeUInt32LE(1, 8);
+    header.writeBigUInt64LE(BigInt(image.length), 24);
+    header.writeUInt32LE(crc32(image), 32);
+    header.writeUInt32LE(crc32(header.subarray(0, 36)), 36);
+    writeFileSync(join(dir, SNAPSHOT_FILE), Buffer.concat([header, image]));
+    const again = await openStore();
+    expect(await verifySequence(again)).toBe(30);
   });
 
   it("applies each migration once, in its own durable transaction", async () => {

@@ -12,9 +12,9 @@ import { frameText } from "./frame-codec.ts";
 import { JournalWriter } from "./journal-writer.ts";
 import { applyMigrations, checkMigrations } from "./migration-runner.ts";
 import { acquireOwnerLock, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
-import { encodeParams, encodeRows, encodeTxRecord, type JsonStatement } from "./record-codec.ts";
+import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
 import { inspectDataFiles, replayJournal } from "./recovery.ts";
-import { writeSnapshotFile } from "./snapshot-file.ts";
+import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
 import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
 import { assertReplayable, isPlainSelect } from "./sql-guards.ts";
 import { StoreError, describeError, isStoreError } from "./store-error.ts";
@@ -225,12 +225,11 @@ export class DurableStore {
     } catch (error) {
       return Promise.reject(toError(error));
     }
-    const recorded: JsonStatement[] = [];
-    let live = true;
+    const tx = new WriteHandle(this.engine);
     this.inWrite = true;
     let result: T;
     try {
-      result = fn(this.writeTx(recorded, () => live));
+      result = fn(tx);
       if (isThenable(result)) {
         throw new StoreError(
           "STORE_MISUSE",
@@ -242,13 +241,12 @@ export class DurableStore {
       this.abortTransaction();
       return Promise.reject(toError(error));
     } finally {
-      live = false;
+      tx.live = false;
       this.inWrite = false;
     }
-    if (recorded.length === 0) return this.sync().then(() => result);
+    if (tx.recorded.length === 0) return this.sync().then(() => result);
     const seq = ++this.lastSeq;
-    const frame = frameText(encodeTxRecord(seq, recorded));
-    return this.journal.append(seq, frame).then(() => result);
+    return this.journal.append(seq, frameText(txRecordText(seq, tx.recorded)), result);
   }
 
   /** Synchronous read of the in-memory state (which may include transactions not yet durable: see sync()). */
@@ -349,38 +347,7 @@ export class DurableStore {
       lastSnapshotStallMs: this.lastSnapshotStallMs,
       pendingTransactions: this.journal.pendingCount,
       snapshotInProgress: this.snapshotRunning,
-    };
-  }
-
-  private writeTx(recorded: JsonStatement[], isLive: () => boolean): WriteTx {
-    // Runs a statement and journals it; a statement that throws is journalled as failed (the caller may catch and
-    // carry on, and with ON CONFLICT FAIL it may have changed rows), unless our own guards refused it before it ran.
-    const journalled = <R>(sql: string, params: SqlParams | undefined, exec: () => R): R => {
-      assertLive(isLive(), "write");
-      assertReplayable(sql);
-      const encoded = encodeParams(sql, params);
-      let out: R;
-      try {
-        out = exec();
-      } catch (error) {
-        if (!isStoreError(error)) recorded.push([sql, encoded, 1]);
-        throw error;
-      }
-      recorded.push([sql, encoded]);
-      return out;
-    };
-    return {
-      run: (sql, params) => journalled(sql, params, () => this.engine.run(sql, params)),
-      all: <R>(sql: string, params?: SqlParams) => {
-        if (!isPlainSelect(sql)) return journalled(sql, params, () => this.engine.all<R>(sql, params));
-        assertLive(isLive(), "write");
-        return this.engine.all<R>(sql, params);
-      },
-      get: <R>(sql: string, params?: SqlParams) => {
-        if (!isPlainSelect(sql)) return journalled(sql, params, () => this.engine.get<R>(sql, params));
-        assertLive(isLive(), "write");
-        return this.engine.get<R>(sql, params);
-      },
+      journalSyncs: this.journal.syncCounts,
     };
   }
 
@@ -390,6 +357,9 @@ export class DurableStore {
     this.snapshot().then(
       () => {
         this.nextAutoSnapshotAt = this.snapshotAfterBytes;
+        // Commits go on while a snapshot is written; if they filled the new journal past the threshold meanwhile,
+        // take the next one now rather than at some later commit that may never come.
+        this.maybeAutoSnapshot();
       },
       (error: unknown) => {
         // The journal still holds everything, so a failed snapshot costs only replay time; retry a bit later.
@@ -423,17 +393,22 @@ export class DurableStore {
         );
       }
       let bytes: number;
+      let endIo = (): void => undefined;
       try {
+        const body = await encodeSnapshotBody(image);
+        endIo = this.journal.beginBackgroundIo();
         bytes = await writeSnapshotFile(
           join(this.dir, SNAPSHOT_FILE),
           { generation: this.generation, lastSeq: seq },
-          image,
+          body,
           () => this.ownerLock.assertOwner(),
           this.fault,
         );
       } catch (error) {
         this.journal.stopRetaining();
         throw error;
+      } finally {
+        endIo();
       }
       this.snapshotSeq = seq;
       this.snapshotBytes = bytes;
@@ -454,7 +429,8 @@ export class DurableStore {
       if (rows.length === 0) return 0;
       const selectedAt = this.lastSeq;
       const frames = toArchiveFrames(rows);
-      const end = await this.archive.append(frames);
+      const endIo = this.journal.beginBackgroundIo();
+      const end = await this.archive.append(frames).finally(endIo);
       this.fault("archive-appended");
       const moved = await this.write((tx) => {
         // Only a transaction committed since the select can have changed the rows; then compare them again.
@@ -556,6 +532,70 @@ export class DurableStore {
     await this.archive.close();
     this.engine.close();
     await this.ownerLock.release();
+  }
+}
+
+/**
+ * The `tx` of one write() callback. A class rather than closures: one small object per transaction on the commit path.
+ * Runs each statement and records its journal text; a statement that throws is journalled as failed (the caller may
+ * catch and carry on, and with ON CONFLICT FAIL it may have changed rows), unless our own guards refused it first.
+ */
+class WriteHandle implements WriteTx {
+  live = true;
+  readonly recorded: string[] = [];
+
+  constructor(private readonly engine: SqlEngine) {}
+
+  run(sql: string, params?: SqlParams): void {
+    const stmt = this.journalled(sql, params);
+    try {
+      this.engine.run(sql, params);
+    } catch (error) {
+      this.recorded.push(stmt.text(true));
+      throw error;
+    }
+    this.recorded.push(stmt.text(false));
+  }
+
+  all<R = Row>(sql: string, params?: SqlParams): R[] {
+    if (isPlainSelect(sql)) {
+      assertLive(this.live, "write");
+      return this.engine.all<R>(sql, params);
+    }
+    const stmt = this.journalled(sql, params);
+    let rows: R[];
+    try {
+      rows = this.engine.all<R>(sql, params);
+    } catch (error) {
+      this.recorded.push(stmt.text(true));
+      throw error;
+    }
+    this.recorded.push(stmt.text(false));
+    return rows;
+  }
+
+  get<R = Row>(sql: string, params?: SqlParams): R | undefined {
+    if (isPlainSelect(sql)) {
+      assertLive(this.live, "write");
+      return this.engine.get<R>(sql, params);
+    }
+    const stmt = this.journalled(sql, params);
+    let row: R | undefined;
+    try {
+      row = this.engine.get<R>(sql, params);
+    } catch (error) {
+      this.recorded.push(stmt.text(true));
+      throw error;
+    }
+    this.recorded.push(stmt.text(false));
+    return row;
+  }
+
+  /** The checks that refuse a statement before it runs (those refusals are not journalled), and its journal text. */
+  private journalled(sql: string, params: SqlParams | undefined): StatementText {
+    assertLive(this.live, "write");
+    assertReplayable(sql);
+    return new StatementText(sql, params);
   }
 }
 

@@ -4,6 +4,11 @@ import { crc32 } from "node:zlib";
 import { StoreError } from "./store-error.ts";
 
 export const FORMAT_VERSION = 1;
+/**
+ * Snapshots are at version 2: the body is the database image compressed with raw deflate (version 1 bodies, the plain
+ * image, are still read).
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 const SNAPSHOT_MAGIC = Buffer.from("CORCSNAP", "latin1");
 const JOURNAL_MAGIC = Buffer.from("CORCJRNL", "latin1");
@@ -22,6 +27,11 @@ export interface SnapshotHeader {
   bodyCrc: number;
 }
 
+export interface DecodedSnapshotHeader extends SnapshotHeader {
+  /** 1: the body is the database image; 2: the image compressed with raw deflate. */
+  version: number;
+}
+
 export interface JournalHeader {
   generation: number;
   /** The journal's records follow the snapshot that contains every seq <= baseSeq. */
@@ -32,7 +42,7 @@ export interface JournalHeader {
 export function encodeSnapshotHeader(h: SnapshotHeader): Buffer {
   const b = Buffer.alloc(SNAPSHOT_HEADER_BYTES);
   SNAPSHOT_MAGIC.copy(b, 0);
-  b.writeUInt32LE(FORMAT_VERSION, 8);
+  b.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
   b.writeUInt32LE(h.generation, 12);
   b.writeBigUInt64LE(BigInt(h.lastSeq), 16);
   b.writeBigUInt64LE(BigInt(h.bodyLength), 24);
@@ -41,9 +51,13 @@ export function encodeSnapshotHeader(h: SnapshotHeader): Buffer {
   return b;
 }
 
-export function decodeSnapshotHeader(b: Buffer, path: string): SnapshotHeader {
-  checkMagicVersionCrc(b, SNAPSHOT_MAGIC, SNAPSHOT_HEADER_BYTES, 36, path, "snapshot");
+export function decodeSnapshotHeader(b: Buffer, path: string): DecodedSnapshotHeader {
+  const version = checkMagicVersionCrc(b, SNAPSHOT_MAGIC, SNAPSHOT_HEADER_BYTES, 36, path, "snapshot", [
+    1,
+    SNAPSHOT_FORMAT_VERSION,
+  ]);
   return {
+    version,
     generation: b.readUInt32LE(12),
     lastSeq: safeNumber(b.readBigUInt64LE(16), path, "snapshot lastSeq"),
     bodyLength: safeNumber(b.readBigUInt64LE(24), path, "snapshot body length"),
@@ -63,7 +77,7 @@ export function encodeJournalHeader(h: JournalHeader): Buffer {
 }
 
 export function decodeJournalHeader(b: Buffer, path: string): JournalHeader {
-  checkMagicVersionCrc(b, JOURNAL_MAGIC, JOURNAL_HEADER_BYTES, 28, path, "journal");
+  checkMagicVersionCrc(b, JOURNAL_MAGIC, JOURNAL_HEADER_BYTES, 28, path, "journal", [FORMAT_VERSION]);
   return {
     generation: b.readUInt32LE(12),
     baseSeq: safeNumber(b.readBigUInt64LE(16), path, "journal baseSeq"),
@@ -80,7 +94,7 @@ export function encodeArchiveHeader(): Buffer {
 }
 
 export function checkArchiveHeader(b: Buffer, path: string): void {
-  checkMagicVersionCrc(b, ARCHIVE_MAGIC, ARCHIVE_HEADER_BYTES, 12, path, "archive");
+  checkMagicVersionCrc(b, ARCHIVE_MAGIC, ARCHIVE_HEADER_BYTES, 12, path, "archive", [FORMAT_VERSION]);
 }
 
 function checkMagicVersionCrc(
@@ -90,7 +104,8 @@ function checkMagicVersionCrc(
   crcAt: number,
   path: string,
   what: string,
-): void {
+  readable: readonly number[],
+): number {
   if (b.length < size) {
     throw new StoreError(
       "STORE_CORRUPT",
@@ -108,13 +123,14 @@ function checkMagicVersionCrc(
   }
   // The version is checked after the crc so that a flipped bit reads as damage, not as a "newer format".
   const version = b.readUInt32LE(8);
-  if (version !== FORMAT_VERSION) {
+  if (!readable.includes(version)) {
     throw new StoreError(
       "STORE_VERSION",
-      `${path} uses ${what} format version ${version}; this build reads version ${FORMAT_VERSION}`,
+      `${path} uses ${what} format version ${version}; this build reads version ${readable.join(" and ")}`,
       { path },
     );
   }
+  return version;
 }
 
 function safeNumber(v: bigint, path: string, what: string): number {

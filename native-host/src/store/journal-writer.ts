@@ -1,23 +1,48 @@
-// Appends transaction records to store.journal with group commit: one writeSync + one fdatasync per batch, and every
-// transaction issued while a sync is in flight rides in the next batch. Also swaps in a fresh journal after a snapshot.
-import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+// Appends transaction records to store.journal with group commit: every transaction committed in one synchronous run
+// of the event loop shares one write + fdatasync. Also swaps in a fresh journal after a snapshot.
+import { closeSync, fdatasync, fdatasyncSync, openSync, writeSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
+import { performance } from "node:perf_hooks";
 import { fsyncDir, replaceWithTemp, writeTempFile } from "./atomic-file.ts";
 import { encodeJournalHeader, JOURNAL_HEADER_BYTES } from "./file-headers.ts";
 import { StoreError, describeError } from "./store-error.ts";
 import type { StoreFaultPoint } from "./store-types.ts";
 
+/**
+ * A blocking fdatasync slower than this means the disk is busy (another process, or the kernel writing back our own
+ * snapshot): stop blocking the event loop on it for a while and sync on the thread pool instead.
+ */
+const SLOW_SYNC_MS = 4;
+/** Batches synced on the thread pool after a slow blocking sync, before blocking is tried again. */
+const ASYNC_BATCHES_AFTER_SLOW_SYNC = 64;
+
 interface PendingTx {
   seq: number;
   frame: Buffer;
+  /** What the append's promise resolves with. */
+  value: unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A prepared journal replacement, waiting for the pump to switch to it between two batches. */
+interface Rotation {
+  baseSeq: number;
+  /** The new journal under its temp name: header plus the first `carriedCount` retained frames, fsynced. */
+  temp: string;
+  carriedBytes: number;
+  carriedCount: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-interface Rotation {
-  baseSeq: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+/** How the batches were made durable since open (the store reports these in stats()). */
+export interface SyncCounts {
+  /** Batches fdatasync'ed in place, blocking the event loop (the fast path: no thread-pool round trip). */
+  blocking: number;
+  /** Batches fdatasync'ed on the thread pool (background disk work of the store running, or the disk was slow). */
+  threadPool: number;
 }
 
 export interface JournalWriterOptions {
@@ -49,11 +74,15 @@ export class JournalWriter {
   private rotation: Rotation | null = null;
   private failure: StoreError | null = null;
   /** Settles when the most recently appended transaction is durable (or has failed). */
-  private lastAppended: Promise<void> = Promise.resolve();
+  private lastAppended: Promise<unknown> = Promise.resolve();
   private fd: number;
   private _bytes: number;
   private _baseSeq: number;
   private _durableSeq: number;
+  /** Background file work of the store (snapshot, journal copy, archive append) in progress. */
+  private backgroundIo = 0;
+  private asyncBatchesLeft = 0;
+  private readonly counts: SyncCounts = { blocking: 0, threadPool: 0 };
 
   constructor(private readonly o: JournalWriterOptions) {
     this.fd = o.fd;
@@ -74,6 +103,23 @@ export class JournalWriter {
     return this._durableSeq;
   }
 
+  get syncCounts(): SyncCounts {
+    return { ...this.counts };
+  }
+
+  /**
+   * Marks the start of store file work that fsyncs a lot of data; returns the function that marks its end. Meanwhile
+   * batches are synced on the thread pool: on one disk their fdatasync waits for that data, and must not block the loop.
+   */
+  beginBackgroundIo(): () => void {
+    this.backgroundIo++;
+    let ended = false;
+    return () => {
+      if (!ended) this.backgroundIo--;
+      ended = true;
+    };
+  }
+
   get pendingCount(): number {
     return this.queue.length;
   }
@@ -83,10 +129,15 @@ export class JournalWriter {
     return this._bytes === JOURNAL_HEADER_BYTES && this.queue.length === 0;
   }
 
-  /** Queues one transaction's frame; resolves once it is fdatasync'ed (or contained in a durable snapshot). */
-  append(seq: number, frame: Buffer): Promise<void> {
+  /**
+   * Queues one transaction's frame; resolves with `value` once it is fdatasync'ed (or contained in a durable
+   * snapshot). Resolving with the caller's value directly saves the commit path a promise and a microtask.
+   */
+  append<T>(seq: number, frame: Buffer, value: T): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
-    const done = new Promise<void>((resolve, reject) => this.queue.push({ seq, frame, resolve, reject }));
+    const done = new Promise<T>((resolve, reject) =>
+      this.queue.push({ seq, frame, value, resolve: resolve as (value: unknown) => void, reject }),
+    );
     this.lastAppended = done;
     this.kick();
     return done;
@@ -95,7 +146,7 @@ export class JournalWriter {
   /** Resolves when everything appended so far is durable. */
   whenDurable(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    return this.lastAppended;
+    return this.lastAppended.then(() => undefined);
   }
 
   /** Called synchronously right after a snapshot export that contains every seq <= seq. */
@@ -110,12 +161,39 @@ export class JournalWriter {
 
   /**
    * Replaces the journal by one whose header says it follows the snapshot holding every seq <= baseSeq, carrying the
-   * records written since that snapshot's export. Runs between two batches, never during one.
+   * records written since that snapshot's export. The new file is written and fsynced under a temp name while batches
+   * go on; only the switch (the last few records, rename, new descriptor, directory fsync) runs between two batches.
    */
-  rotate(baseSeq: number): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
+  async rotate(baseSeq: number): Promise<void> {
+    if (this.failure) throw this.failure;
+    const carried = this.retained ? [...this.retained] : [];
+    const header = encodeJournalHeader({ generation: this.o.generation, baseSeq });
+    const endIo = this.beginBackgroundIo();
+    let temp: string;
+    try {
+      temp = await writeTempFile(this.o.path, [header, ...carried]);
+    } catch (error) {
+      this.retained = null;
+      throw error;
+    } finally {
+      endIo();
+    }
+    // The rename did not happen if this rejects: the old journal is intact and still ours to append to (recovery skips
+    // the records the newer snapshot already holds). The snapshot reports the error; the store decides if it is fatal.
     return new Promise<void>((resolve, reject) => {
-      this.rotation = { baseSeq, resolve, reject };
+      if (this.failure) {
+        const failure = this.failure;
+        void withTempRemoved(temp, failure).then(reject);
+        return;
+      }
+      this.rotation = {
+        baseSeq,
+        temp,
+        carriedBytes: header.length + carried.reduce((n, b) => n + b.length, 0),
+        carriedCount: carried.length,
+        resolve,
+        reject,
+      };
       this.kick();
     });
   }
@@ -127,7 +205,7 @@ export class JournalWriter {
     for (const p of this.queue.splice(0)) p.reject(error);
     const rotation = this.rotation;
     this.rotation = null;
-    rotation?.reject(error);
+    if (rotation) void withTempRemoved(rotation.temp, error).then(rotation.reject);
   }
 
   /** Waits for the batch or rotation in progress (never cut an fdatasync short), then closes the descriptor. */
@@ -139,7 +217,8 @@ export class JournalWriter {
   private kick(): void {
     if (this.pumping) return;
     this.pumping = true;
-    // A microtask, not an immediate write: every transaction committed in the current synchronous run joins the batch.
+    // A microtask, not an immediate write: every transaction committed in the current synchronous run joins the batch,
+    // and the batch is on disk before any timer or I/O callback of the next loop turn runs.
     this.pumped = Promise.resolve().then(() => this.pump());
   }
 
@@ -159,14 +238,12 @@ export class JournalWriter {
           inFlight.length === 1 ? inFlight[0]!.frame : Buffer.concat(inFlight.map((p) => p.frame));
         writeFully(this.fd, batch);
         this.o.fault("journal-written");
-        await new Promise<void>((resolve, reject) =>
-          fdatasync(this.fd, (error) => (error ? reject(error) : resolve())),
-        );
+        await this.datasync(this.fd);
         this._bytes += batch.length;
         if (this.retained)
           for (const p of inFlight) if (p.seq > this.retainAfterSeq) this.retained.push(p.frame);
         this._durableSeq = inFlight[inFlight.length - 1]!.seq;
-        for (const p of inFlight) p.resolve();
+        for (const p of inFlight) p.resolve(p.value);
         inFlight = [];
         this.o.onFlushed();
       }
@@ -189,35 +266,77 @@ export class JournalWriter {
     }
   }
 
-  private async performRotation(rotation: Rotation): Promise<void> {
-    this.rotation = null;
-    const carried = this.retained ?? [];
-    this.retained = null;
-    const header = encodeJournalHeader({ generation: this.o.generation, baseSeq: rotation.baseSeq });
-    try {
-      const temp = await writeTempFile(this.o.path, [header, ...carried]);
-      await replaceWithTemp(temp, this.o.path, this.o.fence);
-    } catch (error) {
-      // The rename did not happen: the old journal is intact and still ours to append to (recovery skips the records
-      // the newer snapshot already holds). The snapshot reports the error; the store decides whether it is fatal.
-      rotation.reject(error);
+  /**
+   * fdatasync of `fd`. Blocking when the disk is expected to answer fast: a small record's fdatasync takes about as
+   * long as the thread-pool round trip of the asynchronous call (~0.1-0.3 ms of wake-ups), and its tail is shorter.
+   * On the thread pool while store background I/O runs or after a slow blocking sync, so the loop never waits long.
+   */
+  private async datasync(fd: number): Promise<void> {
+    if (this.backgroundIo === 0 && this.asyncBatchesLeft === 0) {
+      const started = performance.now();
+      fdatasyncSync(fd);
+      this.counts.blocking++;
+      if (performance.now() - started > SLOW_SYNC_MS) this.asyncBatchesLeft = ASYNC_BATCHES_AFTER_SLOW_SYNC;
       return;
     }
-    // Renamed: from here the old descriptor points at an unlinked file, so switch before anything else is written.
-    const fd = openSync(this.o.path, "a", 0o600);
-    closeSync(this.fd);
+    if (this.asyncBatchesLeft > 0) this.asyncBatchesLeft--;
+    this.counts.threadPool++;
+    await new Promise<void>((resolve, reject) =>
+      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  private async performRotation(rotation: Rotation): Promise<void> {
+    this.rotation = null;
+    // Records made durable in the old journal since the temp file was written: append them before the switch.
+    const tail = this.retained?.slice(rotation.carriedCount) ?? [];
+    this.retained = null;
+    let fd: number | undefined;
+    let bytes = rotation.carriedBytes;
+    try {
+      fd = openSync(rotation.temp, "a", 0o600);
+      if (tail.length > 0) {
+        const batch = Buffer.concat(tail);
+        writeFully(fd, batch);
+        await this.datasync(fd);
+        bytes += batch.length;
+      }
+      await replaceWithTemp(rotation.temp, this.o.path, this.o.fence);
+    } catch (error) {
+      // Not renamed: the old journal stays in use. Close and remove the temp (replaceWithTemp did if the rename failed).
+      if (fd !== undefined) closeSync(fd);
+      rotation.reject(await withTempRemoved(rotation.temp, error));
+      return;
+    }
+    // Renamed: from here the old descriptor points at an unlinked file; the temp's descriptor is the journal's.
+    // Anything failing from here on is fatal (pump() fails the journal closed).
+    const old = this.fd;
     this.fd = fd;
-    this._bytes = header.length + carried.reduce((n, b) => n + b.length, 0);
+    this._bytes = bytes;
     this._baseSeq = rotation.baseSeq;
-    await fsyncDir(dirname(this.o.path)); // a failure here propagates to pump(): fatal
+    closeSync(old);
+    await fsyncDir(dirname(this.o.path));
     // Transactions still queued with seq <= baseSeq are inside the durable snapshot: done, and not for this journal.
     this.queue = this.queue.filter((p) => {
       if (p.seq > rotation.baseSeq) return true;
-      p.resolve();
+      p.resolve(p.value);
       return false;
     });
     this._durableSeq = Math.max(this._durableSeq, rotation.baseSeq);
     rotation.resolve();
+  }
+}
+
+/** Removes a temp journal that will not be used; a failure to do so joins `error` (open() removes it later anyway). */
+async function withTempRemoved(temp: string, error: unknown): Promise<unknown> {
+  try {
+    await rm(temp, { force: true });
+    return error;
+  } catch (cleanup) {
+    return new AggregateError(
+      [error, cleanup],
+      `replacing the journal failed and its temp file ${temp} remains`,
+    );
   }
 }
 

@@ -1,7 +1,15 @@
 // Journal and archive payloads round-trip exactly (blobs included), and parameters that JSON would change are refused.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeRows, decodeTxRecord, encodeParams, encodeRows, encodeTxRecord } from "./record-codec.ts";
+import {
+  decodeRows,
+  decodeTxRecord,
+  encodeParams,
+  encodeRows,
+  encodeTxRecord,
+  StatementText,
+  txRecordText,
+} from "./record-codec.ts";
 import type { SqlValue } from "./store-types.ts";
 
 const value: fc.Arbitrary<SqlValue> = fc.oneof(
@@ -39,6 +47,40 @@ describe("record codec", () => {
         },
       ),
     );
+  });
+
+  it("writes the same bytes statement by statement as encodeTxRecord does at once", () => {
+    fc.assert(
+      fc.property(
+        fc.array(value, { maxLength: 8 }),
+        fc.dictionary(
+          fc.string({ minLength: 1 }).map((k) => `:${k}`),
+          fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+        ),
+        fc.string(),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        (positional, named, sql, seq) => {
+          const texts = [
+            new StatementText(sql, positional).text(false),
+            new StatementText(sql, named).text(true),
+            new StatementText(sql, undefined).text(false),
+          ];
+          expect(txRecordText(seq, texts)).toBe(
+            encodeTxRecord(seq, [
+              [sql, encodeParams(sql, positional)],
+              [sql, encodeParams(sql, named), 1],
+              [sql, encodeParams(sql, undefined)],
+            ]),
+          );
+        },
+      ),
+    );
+  });
+
+  it("refuses the same parameters statement by statement", () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, true, undefined, 10n, { a: 1 }]) {
+      expect(() => new StatementText("SELECT ?", [1, bad as unknown as SqlValue])).toThrow(/parameter 2/);
+    }
   });
 
   it("round-trips archive rows", () => {

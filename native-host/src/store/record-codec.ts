@@ -50,6 +50,58 @@ export function encodeTxRecord(seq: number, stmts: readonly JsonStatement[]): st
   return JSON.stringify({ seq, stmts });
 }
 
+/**
+ * A statement's part of a journal record, encoded as it is run (so a params array the caller reuses afterwards
+ * cannot change what was journalled). `text(failed)` is the JSON of [sql, params] or [sql, params, 1]: the same
+ * bytes encodeTxRecord writes for it, without building the intermediate arrays on the commit path.
+ */
+export class StatementText {
+  private readonly head: string;
+
+  /** Validates the parameters (throws STORE_MISUSE like encodeParams). */
+  constructor(sql: string, params: SqlParams | undefined) {
+    this.head = `[${quotedSql(sql)},${paramsJson(sql, params)}`;
+  }
+
+  text(failed: boolean): string {
+    return failed ? `${this.head},1]` : `${this.head}]`;
+  }
+}
+
+/** The JSON text of a journal record from its statements' texts (equal to encodeTxRecord's output). */
+export function txRecordText(seq: number, statements: readonly string[]): string {
+  return `{"seq":${seq},"stmts":[${statements.join(",")}]}`;
+}
+
+const quoted = new Map<string, string>();
+const MAX_QUOTED = 1024;
+
+/** JSON.stringify(sql), cached: callers reuse a handful of statement texts. */
+function quotedSql(sql: string): string {
+  let q = quoted.get(sql);
+  if (q === undefined) {
+    q = JSON.stringify(sql);
+    if (quoted.size >= MAX_QUOTED) quoted.clear();
+    quoted.set(sql, q);
+  }
+  return q;
+}
+
+function paramsJson(sql: string, params: SqlParams | undefined): string {
+  if (params === undefined) return "null";
+  if (isPositional(params)) {
+    // Most parameter lists hold only strings and numbers: check them and stringify as they are.
+    let plain = true;
+    for (let i = 0; i < params.length; i++) {
+      const v = params[i];
+      if (v instanceof Uint8Array) plain = false;
+      else if (!isScalar(v)) throw badParam(sql, `parameter ${i + 1}`, v);
+    }
+    return JSON.stringify(plain ? params : encodeParams(sql, params));
+  }
+  return JSON.stringify(encodeParams(sql, params));
+}
+
 export function decodeTxRecord(payload: Buffer): DecodedRecord {
   const parsed: unknown = JSON.parse(payload.toString("utf8"));
   if (!isObject(parsed)) throw new Error("record is not an object");

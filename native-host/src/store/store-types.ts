@@ -77,4 +77,6 @@ export interface StoreStats {
   pendingTransactions: number;
   /** A snapshot (export, write, rename, journal reset) is under way. */
   snapshotInProgress: boolean;
+  /** Journal batches made durable since open, by how their fdatasync ran (see journal-writer.ts). */
+  journalSyncs: { blocking: number; threadPool: number };
 }
