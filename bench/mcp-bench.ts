@@ -1,26 +1,33 @@
-// MCP benchmark (npm run bench:mcp). The host (Backend + MCP server) runs in a child process, as in production; the
-// official SDK clients run here, over real loopback HTTP.
-//   toolP50Ms / toolP99Ms: tool-call latency at 200 calls/s spread over 50 sessions, worker_get (read-only) and
-//     worker_progress (a durable write) alternating, paced open-loop for 10 s after a 1 s warm-up. Target p99 ≤ 5 ms.
-//   wake200Ms: 200 sessions parked in events_wait; one client writes (worker_progress); time from the write's start
-//     until all 200 waiters have their answer, median of several rounds. Target ≤ 20 ms.
-// Context printed with the figures: the load average (other work on the machine inflates everything) and the
-// fdatasync latency of the data directory's disk, the floor under every write (architecture §5: durable before reply).
+// MCP benchmark (npm run bench:mcp). The server is the real host, `orchestrator serve`, spawned on a temporary data
+// directory; the load comes from lean MCP sessions (mcp-lean-client.ts) over loopback keep-alive HTTP, so on a small
+// machine the generator does not steal the CPU it is measuring.
+//   toolP50Ms / toolP99Ms: tool-call latency at 200 calls/s spread over 50 sessions, paced open-loop for 10 s after a
+//     1 s warm-up. The mix is an agent's: 40 % worker_get, 30 % events_list (each session follows its worker's events
+//     from its own cursor), 30 % worker_progress (a durable write: fsync before the answer). Target p99 ≤ 5 ms.
+//   wake200Ms: 200 sessions parked in events_wait; one more session writes (worker_progress); time from the write's
+//     start until all 200 waiters have their answer, median of several rounds. Target ≤ 20 ms.
+// Printed with the figures: the load average, the fdatasync latency of the data directory's disk (the floor under
+// every write), and the CPU per call of the host and of the generator.
 // Environment: MCP_BENCH_WORKERS (default 10), MCP_BENCH_RATE (calls/s, default 200), MCP_BENCH_DIR (data dir parent,
-// default the OS temp dir), MCP_BENCH_WAKE_ROUNDS (default 7),
-// MCP_BENCH_ONLY=latency|wake, MCP_BENCH_PROFILE=<dir> (CPU profile of the host process).
+// default the OS temp dir), MCP_BENCH_WAKE_ROUNDS (default 7), MCP_BENCH_ONLY=latency|wake,
+// MCP_BENCH_PROFILE=<dir> (CPU profile of the host process: node --cpu-prof).
 // The last line printed is one JSON object with the figures.
-import { type ChildProcess, fork } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { setMaxListeners } from "node:events";
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LeanMcpSession, leanAgent } from "./mcp-lean-client.ts";
 
 const SESSIONS = 50;
 const WORKERS = Number(process.env.MCP_BENCH_WORKERS ?? 10);
@@ -30,130 +37,116 @@ const WARMUP_MS = 1_000;
 const WAITERS = 200;
 const WAKE_ROUNDS = Number(process.env.MCP_BENCH_WAKE_ROUNDS ?? 7);
 const DATA_PARENT = process.env.MCP_BENCH_DIR ?? tmpdir();
+const ROOT = join(import.meta.dirname, "..");
 
-interface Stats {
-  sessions: number;
-  inflightCalls: number;
-  /** CPU time the host process has used so far (user + system), in ms. */
-  cpuMs: number;
+/** The tool of call i, out of every 10: 4 worker_get, 3 events_list, 3 worker_progress, interleaved. */
+const MIX = [
+  "worker_get",
+  "events_list",
+  "worker_progress",
+  "worker_get",
+  "events_list",
+  "worker_progress",
+  "worker_get",
+  "events_list",
+  "worker_progress",
+  "worker_get",
+] as const;
+type ToolName = (typeof MIX)[number];
+
+// ------------------------------------------------------------------------------------------------------- the host
+interface Host {
+  readonly child: ChildProcess;
+  readonly url: URL;
+  readonly token: string;
+  readonly dir: string;
+  /** Marks the exit that follows as intended. */
+  readonly stopping: () => void;
 }
-type FromHost = { kind: "ready"; url: string; token: string } | { kind: "stats"; stats: Stats };
 
-// ------------------------------------------------------------------------------------------------------ host process
-async function serve(): Promise<void> {
-  const { Backend } = await import("../native-host/src/backend/backend.ts");
-  const { startMcpServer } = await import("../native-host/src/mcp/mcp-server.ts");
-  const { OPERATIONS } = await import("../native-host/src/operations/all-operations.ts");
+async function startHost(): Promise<Host> {
   const dir = mkdtempSync(join(DATA_PARENT, "orch-mcp-bench-"));
-  const log = { warn: (m: string) => console.error(`[host] ${m}`), info: () => undefined };
-  const backend = await Backend.open({ dir, log });
-  const token = randomBytes(32).toString("hex");
-  const server = await startMcpServer({
-    backend,
-    operations: OPERATIONS,
-    port: 0,
-    token,
-    log,
-    maxSessions: 2_000,
+  const profile = process.env.MCP_BENCH_PROFILE;
+  const profiling = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...profiling, join(ROOT, "bin", "orchestrator.js"), "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, ORCHESTRATOR_HOME: dir, ORCHESTRATOR_MCP_PORT: "0" },
+    // The host logs every command that waits for an executor to stderr: keep only the tail, shown if it dies.
+    stdio: ["ignore", "ignore", "pipe"],
   });
-  const send = (m: FromHost) => process.send!(m);
-  process.on("message", (m: { kind: string }) => {
-    if (m.kind === "stats") {
-      const cpu = process.cpuUsage();
-      send({ kind: "stats", stats: { ...server.stats(), cpuMs: (cpu.user + cpu.system) / 1000 } });
-    } else if (m.kind === "stop") {
-      void (async () => {
-        try {
-          await server.close();
-          await backend.close();
-        } catch (e) {
-          console.error(`[host] shutdown: ${String(e)}`);
-        }
-        rmSync(dir, { recursive: true, force: true });
-        process.exit(0);
-      })();
+  let tail = "";
+  child.stderr.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000)));
+  let exit: number | null | undefined;
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    exit = code;
+    if (!stopping)
+      console.error(`the host exited unexpectedly (${code ?? signal}); its last words:\n${tail}`);
+  });
+  const statusPath = join(dir, "status.json");
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exit !== undefined) throw new Error(`the host exited with ${exit} before serving MCP`);
+    if (Date.now() > deadline) throw new Error("the host did not publish its MCP URL within 30 s");
+    if (existsSync(statusPath)) {
+      const status = JSON.parse(readFileSync(statusPath, "utf8")) as { mcpUrl: string | null };
+      if (status.mcpUrl) {
+        const { token } = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")) as { token: string };
+        return { child, url: new URL(status.mcpUrl), token, dir, stopping: () => (stopping = true) };
+      }
     }
-  });
-  send({ kind: "ready", url: server.url, token });
+    await sleep(20); // polling a file the host writes once; there is no event to wait on
+  }
 }
 
-// ---------------------------------------------------------------------------------------------------- client process
-class Host {
-  private readonly waiting: ((s: Stats) => void)[] = [];
-
-  constructor(readonly child: ChildProcess) {
-    child.on("message", (m: FromHost) => {
-      if (m.kind === "stats") this.waiting.shift()?.(m.stats);
-    });
-  }
-
-  stats(): Promise<Stats> {
-    return new Promise((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send({ kind: "stats" });
-    });
-  }
-
-  async until(condition: (s: Stats) => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition(await this.stats())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    }
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once("exit", resolve));
-    this.child.send({ kind: "stop" });
+async function stopHost(host: Host): Promise<void> {
+  if (host.child.exitCode === null && host.child.signalCode === null) {
+    const exited = new Promise((resolve) => host.child.once("exit", resolve));
+    host.stopping();
+    host.child.kill("SIGTERM");
     await exited;
   }
+  rmSync(host.dir, { recursive: true, force: true });
 }
 
-async function startHost(): Promise<{ host: Host; url: string; token: string }> {
-  const profile = process.env.MCP_BENCH_PROFILE;
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
-    execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [])],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const ready = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    child.once("message", (m: FromHost) =>
-      m.kind === "ready" ? resolve(m) : reject(new Error("unexpected hello")),
-    );
-    child.once("exit", (code) => reject(new Error(`host exited with ${code}`)));
-  });
-  return { host: new Host(child), ...ready };
-}
-
-async function connect(url: string, token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: "mcp-bench", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-async function connectMany(url: string, token: string, n: number): Promise<Client[]> {
-  const out: Client[] = [];
-  while (out.length < n) {
-    const batch = Math.min(25, n - out.length);
-    out.push(...(await Promise.all(Array.from({ length: batch }, () => connect(url, token)))));
+/** CPU time of the host process, all threads (user + system), in ms; Linux /proc, NaN elsewhere. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100) ticks
+  } catch {
+    return NaN;
   }
-  return out;
 }
 
-async function tool<T = Record<string, unknown>>(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<T> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  if (result.isError) {
-    const first = result.content[0];
-    throw new Error(`${name}: ${first?.type === "text" ? first.text : "error"}`);
+/** CPU time of the host's main thread (the event loop) in ms, at nanosecond resolution; NaN without schedstat. */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return NaN;
   }
-  return result.structuredContent as T;
 }
 
+/**
+ * Waits until the host's event loop has gone quiet: under 20 % busy over `windowMs` (taking in a burst of requests
+ * keeps it near 100 %; a CPU profiler's own sampling stays well under). Without /proc it cannot tell and returns at
+ * once, which only makes the figure that follows more pessimistic (the host may still be taking in requests).
+ */
+async function hostQuiet(pid: number, windowMs = 50, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let from = { at: performance.now(), cpu: mainThreadCpuMs(pid) };
+  while (!Number.isNaN(from.cpu)) {
+    await sleep(windowMs); // sampling the host's CPU clock: the condition is the clock (almost) standing still
+    const to = { at: performance.now(), cpu: mainThreadCpuMs(pid) };
+    if (to.cpu - from.cpu < 0.2 * (to.at - from.at)) return;
+    if (to.at > deadline) throw new Error("the host did not go quiet");
+    from = to;
+  }
+}
+
+// ----------------------------------------------------------------------------------------------------- figures
 interface Summary {
   n: number;
   p50: number;
@@ -178,8 +171,12 @@ function summary(values: readonly number[]): Summary {
 
 const fmt = (v: number) => `${v.toFixed(2)} ms`;
 const line = (label: string, s: Summary) =>
-  `  ${label.padEnd(6)} n=${String(s.n).padEnd(5)} p50 ${fmt(s.p50)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}`;
+  `  ${label.padEnd(16)} n=${String(s.n).padEnd(5)} p50 ${fmt(s.p50)}  p99 ${fmt(s.p99)}  max ${fmt(s.max)}`;
 const round2 = (v: number) => Math.round(v * 100) / 100;
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /** fdatasync of a small append on the data directory's disk: every durable write waits at least this long. */
 function fsyncFloor(): Summary {
@@ -200,10 +197,25 @@ function fsyncFloor(): Summary {
   return summary(times);
 }
 
-async function latencyPhase(clients: Client[], workerIds: string[]) {
-  const reads: number[] = [];
-  const writes: number[] = [];
+// -------------------------------------------------------------------------------------------------------- phases
+async function openMany(host: Host, n: number, agent = leanAgent()): Promise<LeanMcpSession[]> {
+  const out: LeanMcpSession[] = [];
+  while (out.length < n) {
+    const batch = Math.min(25, n - out.length);
+    out.push(
+      ...(await Promise.all(
+        Array.from({ length: batch }, () => LeanMcpSession.open(agent, host.url, host.token)),
+      )),
+    );
+  }
+  return out;
+}
+
+async function latencyPhase(sessions: LeanMcpSession[], workerIds: string[]) {
+  const byTool = new Map<ToolName, number[]>(MIX.map((t) => [t, []]));
+  const all: number[] = [];
   const lateness: number[] = [];
+  const cursors = sessions.map(() => 0);
   const interval = 1000 / RATE;
   const total = Math.round(((DURATION_MS + WARMUP_MS) / 1000) * RATE);
   const pending: Promise<void>[] = [];
@@ -213,23 +225,32 @@ async function latencyPhase(clients: Client[], workerIds: string[]) {
   for (let i = 0; i < total; i++) {
     const due = start + i * interval;
     const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait - 1));
-    while (performance.now() < due) {
-      // spin the last millisecond for an even pace
-    }
+    // Timer-paced (no spinning: a spinning generator would take CPU from the host on a small machine). Latency is
+    // measured from the actual send, so a late send does not count against the host.
+    if (wait > 0) await sleep(wait);
     const issued = performance.now();
     const counted = issued - start >= WARMUP_MS;
     if (counted) lateness.push(issued - due);
-    const client = clients[i % clients.length]!;
-    const workerId = workerIds[i % workerIds.length]!;
-    const write = i % 2 === 1;
+    const s = i % sessions.length;
+    const session = sessions[s]!;
+    const workerId = workerIds[s % workerIds.length]!;
+    // Rotate the mix over the sessions too, so every session sends every kind of call.
+    const tool = MIX[(i + Math.floor(i / sessions.length)) % MIX.length]!;
+    const call =
+      tool === "worker_get"
+        ? session.call(tool, { workerId })
+        : tool === "events_list"
+          ? session
+              .call<{ cursor: number }>(tool, { cursor: cursors[s], workerId, limit: 100 })
+              .then((out) => void (cursors[s] = Math.max(cursors[s]!, out.cursor)))
+          : session.call(tool, { workerId, summary: `step ${i}` });
     pending.push(
-      (write
-        ? tool(client, "worker_progress", { workerId, summary: `step ${i}` })
-        : tool(client, "worker_get", { workerId })
-      ).then(
+      call.then(
         () => {
-          if (counted) (write ? writes : reads).push(performance.now() - issued);
+          if (!counted) return;
+          const ms = performance.now() - issued;
+          all.push(ms);
+          byTool.get(tool)!.push(ms);
         },
         (e: unknown) => {
           if (errors === 0) firstError = String(e);
@@ -240,19 +261,21 @@ async function latencyPhase(clients: Client[], workerIds: string[]) {
   }
   await Promise.all(pending);
   const elapsed = performance.now() - start;
-  return { reads, writes, lateness, errors, firstError, achievedRps: total / (elapsed / 1000) };
+  return { all, byTool, lateness, errors, firstError, calls: total, achievedRps: total / (elapsed / 1000) };
 }
 
-async function wakePhase(url: string, token: string, host: Host, writer: Client, workerId: string) {
-  const waiters = await connectMany(url, token, WAITERS);
+async function wakePhase(host: Host, writer: LeanMcpSession, workerId: string) {
+  const waiters = await openMany(host, WAITERS);
   const all: number[] = [];
   const firsts: number[] = [];
   const writeReturned: number[] = [];
+  const hostCpu: number[] = [];
+  const pid = host.child.pid!;
   for (let round = 0; round < WAKE_ROUNDS; round++) {
     // Catch up to the newest event so every waiter really parks.
     let cursor = 0;
     for (;;) {
-      const page = await tool<{ events: unknown[]; cursor: number }>(writer, "events_list", {
+      const page = await writer.call<{ events: unknown[]; cursor: number }>("events_list", {
         cursor,
         limit: 500,
       });
@@ -260,43 +283,54 @@ async function wakePhase(url: string, token: string, host: Host, writer: Client,
       cursor = page.cursor;
     }
     const ends: number[] = [];
-    const answers = waiters.map((c) =>
-      tool<{ timedOut: boolean }>(c, "events_wait", { cursor, timeoutMs: 20_000 }).then((out) => {
-        ends.push(performance.now());
-        if (out.timedOut) throw new Error("a waiter timed out");
-      }),
+    const failed: { error?: Error } = {};
+    const check = () => {
+      if (failed.error) throw failed.error;
+    };
+    const answers = waiters.map((w) =>
+      w.call<{ timedOut: boolean; events: unknown[] }>("events_wait", { cursor, timeoutMs: 20_000 }).then(
+        (out) => {
+          ends.push(performance.now());
+          if (out.timedOut || out.events.length === 0) failed.error ??= new Error("a waiter timed out");
+        },
+        (e: unknown) => void (failed.error ??= e instanceof Error ? e : new Error(String(e))),
+      ),
     );
-    await host.until((s) => s.inflightCalls >= WAITERS, `${WAITERS} parked waits`);
+    await hostQuiet(pid);
+    check();
+    if (ends.length > 0)
+      throw new Error(`${ends.length} waiters answered before the event: they did not park`);
+    const cpu0 = mainThreadCpuMs(pid);
     const t0 = performance.now();
-    await tool(writer, "worker_progress", { workerId, summary: `wake ${round}` });
+    await writer.call("worker_progress", { workerId, summary: `wake ${round}` });
     writeReturned.push(performance.now() - t0);
     await Promise.all(answers);
+    check();
+    hostCpu.push(mainThreadCpuMs(pid) - cpu0);
     all.push(Math.max(...ends) - t0);
     firsts.push(Math.min(...ends) - t0);
   }
-  await Promise.all(waiters.map((c) => c.close()));
-  return { all, firsts, writeReturned };
+  await Promise.all(waiters.map((w) => w.close()));
+  return { all, firsts, writeReturned, hostCpu };
 }
 
 async function main(): Promise<void> {
-  // Each SDK client hands its transport's one AbortSignal to every fetch; undici keeps a listener per request until
-  // the request is collected, which trips Node's leak warning on a long run. Not a leak of ours; silence it.
-  setMaxListeners(0);
   const only = process.env.MCP_BENCH_ONLY;
   const load = loadavg().map((v) => v.toFixed(2));
   const floor = fsyncFloor();
   console.log(
     `machine: load average ${load.join(" ")}; fdatasync in ${DATA_PARENT}: p50 ${fmt(floor.p50)}, p99 ${fmt(floor.p99)}`,
   );
-  const { host, url, token } = await startHost();
+  const host = await startHost();
+  const pid = host.child.pid!;
   const figures: Record<string, number | string> = {};
   try {
-    const clients = await connectMany(url, token, SESSIONS);
-    const { run } = await tool<{ run: { id: string } }>(clients[0]!, "run_create", { name: "bench" });
-    await tool(clients[0]!, "worker_spawn", { runId: run.id, path: "/root", objective: "bench" });
+    const sessions = await openMany(host, SESSIONS);
+    const { run } = await sessions[0]!.call<{ run: { id: string } }>("run_create", { name: "bench" });
+    await sessions[0]!.call("worker_spawn", { runId: run.id, path: "/root", objective: "bench" });
     const workerIds: string[] = [];
     for (let i = 0; i < WORKERS; i++) {
-      const out = await tool<{ worker: { id: string } }>(clients[i % SESSIONS]!, "worker_spawn", {
+      const out = await sessions[i % SESSIONS]!.call<{ worker: { id: string } }>("worker_spawn", {
         runId: run.id,
         path: `/root/w${i}`,
         objective: `w${i}`,
@@ -307,37 +341,45 @@ async function main(): Promise<void> {
     if (only !== "wake") {
       console.log(
         `tool latency: ${SESSIONS} sessions, ${WORKERS} workers, ${RATE} calls/s for ${DURATION_MS / 1000} s ` +
-          `(+${WARMUP_MS} ms warm-up), worker_get / worker_progress alternating`,
+          `(+${WARMUP_MS} ms warm-up); mix 40 % worker_get, 30 % events_list (own cursor, one worker), ` +
+          `30 % worker_progress (durable write)`,
       );
-      const cpuBefore = (await host.stats()).cpuMs;
-      const lat = await latencyPhase(clients, workerIds);
-      const cpuAfter = (await host.stats()).cpuMs;
-      const all = summary([...lat.reads, ...lat.writes]);
-      const reads = summary(lat.reads);
-      const writes = summary(lat.writes);
+      const before = { host: processCpuMs(pid), loop: mainThreadCpuMs(pid), own: ownCpuMs() };
+      const lat = await latencyPhase(sessions, workerIds);
+      const perCall = (a: number, b: number) => ((b - a) * 1000) / lat.calls;
+      const hostUs = perCall(before.host, processCpuMs(pid));
+      const loopUs = perCall(before.loop, mainThreadCpuMs(pid));
+      const genUs = perCall(before.own, ownCpuMs());
+      const all = summary(lat.all);
       const late = summary(lat.lateness);
-      const calls = Math.round(((DURATION_MS + WARMUP_MS) / 1000) * RATE);
-      const cpuPerCall = ((cpuAfter - cpuBefore) * 1000) / calls;
       console.log(line("all", all));
-      console.log(line("read", reads));
-      console.log(line("write", writes));
+      for (const [tool, values] of lat.byTool) console.log(line(tool, summary(values)));
       console.log(
-        `  achieved ${lat.achievedRps.toFixed(1)} calls/s, send lateness p99 ${fmt(late.p99)}, errors ${lat.errors}, ` +
-          `host CPU ${cpuPerCall.toFixed(0)} µs/call`,
+        `  achieved ${lat.achievedRps.toFixed(1)} calls/s, send lateness p99 ${fmt(late.p99)}, errors ${lat.errors}`,
+      );
+      console.log(
+        `  CPU per call: host ${hostUs.toFixed(0)} µs (event loop ${loopUs.toFixed(0)} µs), generator ${genUs.toFixed(0)} µs`,
       );
       if (lat.errors > 0) console.log(`  first error: ${lat.firstError}`);
       console.log(`  target p99 ≤ 5 ms: ${all.p99 <= 5 ? "met" : "MISSED"}`);
+      const get = summary(lat.byTool.get("worker_get")!);
+      const list = summary(lat.byTool.get("events_list")!);
+      const write = summary(lat.byTool.get("worker_progress")!);
       Object.assign(figures, {
         toolP50Ms: round2(all.p50),
         toolP99Ms: round2(all.p99),
         toolMaxMs: round2(all.max),
-        readP50Ms: round2(reads.p50),
-        readP99Ms: round2(reads.p99),
-        writeP50Ms: round2(writes.p50),
-        writeP99Ms: round2(writes.p99),
+        readP50Ms: round2(get.p50),
+        readP99Ms: round2(get.p99),
+        listP50Ms: round2(list.p50),
+        listP99Ms: round2(list.p99),
+        writeP50Ms: round2(write.p50),
+        writeP99Ms: round2(write.p99),
         achievedRps: round2(lat.achievedRps),
         toolErrors: lat.errors,
-        hostCpuUsPerCall: Math.round(cpuPerCall),
+        hostCpuUsPerCall: Math.round(hostUs),
+        hostLoopCpuUsPerCall: Math.round(loopUs),
+        generatorCpuUsPerCall: Math.round(genUs),
       });
     }
 
@@ -345,12 +387,13 @@ async function main(): Promise<void> {
       console.log(
         `wake: ${WAITERS} sessions parked in events_wait, then one worker_progress; ${WAKE_ROUNDS} rounds`,
       );
-      const wake = await wakePhase(url, token, host, clients[0]!, workerIds[0]!);
+      const wake = await wakePhase(host, sessions[0]!, workerIds[0]!);
       const all = summary(wake.all);
       const writeMs = summary(wake.writeReturned);
       console.log(`  all ${WAITERS} answered after (ms): ${wake.all.map((v) => v.toFixed(1)).join(", ")}`);
       console.log(`  first answer after (ms):    ${wake.firsts.map((v) => v.toFixed(1)).join(", ")}`);
       console.log(`  the write itself (ms):      ${wake.writeReturned.map((v) => v.toFixed(1)).join(", ")}`);
+      console.log(`  host event-loop CPU (ms):   ${wake.hostCpu.map((v) => v.toFixed(1)).join(", ")}`);
       console.log(
         `  median ${fmt(all.p50)}, worst ${fmt(all.max)}; target ≤ 20 ms: ${all.p50 <= 20 ? "met" : "MISSED"}`,
       );
@@ -359,11 +402,12 @@ async function main(): Promise<void> {
         wake200WorstMs: round2(all.max),
         wakeFirstMs: round2(summary(wake.firsts).p50),
         wakeWriteMs: round2(writeMs.p50),
+        wakeHostCpuMs: round2(summary(wake.hostCpu).p50),
       });
     }
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all(sessions.map((s) => s.close()));
   } finally {
-    await host.stop();
+    await stopHost(host);
   }
   console.log(
     JSON.stringify({
@@ -377,8 +421,4 @@ async function main(): Promise<void> {
   );
 }
 
-if (process.argv.includes("--serve")) {
-  await serve();
-} else {
-  await main();
-}
+await main();

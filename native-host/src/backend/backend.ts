@@ -119,8 +119,8 @@ export class Backend implements OperationsContext {
     return this.repo.eventsAfter(cursor, limit, filter);
   }
 
-  waitForEvent(cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return this.waiters.wait(cursor, timeoutMs, signal);
+  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly AbortSignal[]): Promise<void> {
+    return this.waiters.wait(cursor, timeoutMs, signals);
   }
 
   attempts(workerId: string): Attempt[] {

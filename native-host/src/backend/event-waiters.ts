@@ -1,32 +1,50 @@
 // Long-poll support: callers wait for the event sequence to pass a cursor; one notification wakes them all.
+// Wakes are batched: notify() only records the newest sequence and one pass on the next turn of the event loop
+// wakes every waiter it concerns. The write that caused the event answers first, several writes in one turn
+// cost one pass, and the woken callers then read the same page together (see EventReads in mcp/tools.ts).
 export class EventWaiters {
   private readonly waiting = new Set<{ cursor: number; wake: () => void }>();
+  private notified = -1;
+  private passScheduled = false;
 
   constructor(private readonly lastSeq: () => number) {}
 
-  /** Resolves when lastSeq() > cursor, after timeoutMs, or when the signal aborts; never rejects. */
-  wait(cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.lastSeq() > cursor || timeoutMs <= 0 || signal?.aborted) return Promise.resolve();
+  /**
+   * Resolves when lastSeq() > cursor, after timeoutMs, or when any of the signals aborts; never rejects. Several
+   * signals are watched directly rather than through AbortSignal.any(), which costs far more per parked call.
+   */
+  wait(cursor: number, timeoutMs: number, signals: readonly AbortSignal[] = []): Promise<void> {
+    if (this.lastSeq() > cursor || timeoutMs <= 0 || signals.some((s) => s.aborted)) return Promise.resolve();
     return new Promise((resolve) => {
       const entry = { cursor, wake: () => finish() };
       const timer = setTimeout(() => finish(), timeoutMs);
       const onAbort = () => finish();
       const finish = () => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
+        for (const s of signals) s.removeEventListener("abort", onAbort);
         this.waiting.delete(entry);
         resolve();
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      for (const s of signals) s.addEventListener("abort", onAbort, { once: true });
       this.waiting.add(entry);
     });
   }
 
   notify(seq: number): void {
-    for (const entry of [...this.waiting]) if (seq > entry.cursor) entry.wake();
+    this.notified = Math.max(this.notified, seq);
+    if (this.passScheduled || this.waiting.size === 0) return;
+    this.passScheduled = true;
+    setImmediate(() => this.wakePass());
   }
 
   get size(): number {
     return this.waiting.size;
+  }
+
+  private wakePass(): void {
+    this.passScheduled = false;
+    const seq = this.notified;
+    // wake() deletes its own entry (safe while iterating a Set) and settles a promise whose callbacks run after the pass.
+    for (const entry of this.waiting) if (seq > entry.cursor) entry.wake();
   }
 }

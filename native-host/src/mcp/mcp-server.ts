@@ -8,11 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationsContext } from "../operations/context.ts";
 import type { OperationDef } from "../operations/registry.ts";
 import {
@@ -76,6 +72,16 @@ interface Session {
 }
 
 const LOOPBACK = "127.0.0.1";
+
+/**
+ * The id of a message shaped like a JSON-RPC request, else undefined. Only says which HTTP request carried which id
+ * (for dropped connections); the SDK transport validates every message fully, so a zod pass here would be a second.
+ */
+function requestId(message: unknown): string | number | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? id : undefined;
+}
 
 export async function startMcpServer(options: McpServerOptions): Promise<McpServerHandle> {
   const host: string = options.host ?? LOOPBACK;
@@ -173,10 +179,11 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     const ids: (string | number)[] = [];
     const scope = new HttpScope();
     if (body !== undefined) {
-      for (const message of Array.isArray(body) ? (body as JSONRPCMessage[]) : [body as JSONRPCMessage]) {
-        if (isJSONRPCRequest(message)) {
-          session.scopes.set(message.id, scope);
-          ids.push(message.id);
+      for (const message of Array.isArray(body) ? (body as unknown[]) : [body]) {
+        const id = requestId(message);
+        if (id !== undefined) {
+          session.scopes.set(id, scope);
+          ids.push(id);
         }
       }
     }

@@ -4,6 +4,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
+import type { Input } from "../core/inputs.ts";
 import type { StoredEvent } from "../store/domain-repository.ts";
 import type { EventFilter, OperationResult, OperationsContext } from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
@@ -161,7 +162,7 @@ async function callTool(
   calls.inflight += 1;
   try {
     return toToolResult(
-      await invoke(table.operations, name, args, callContext(backend, table.events, signal, http)),
+      await invoke(table.operations, name, args, new CallContext(backend, table.events, signal, http)),
     );
   } catch (error) {
     if (error instanceof CallCancelled)
@@ -197,32 +198,49 @@ export function toToolResult(result: OperationResult): CallToolResult {
 /**
  * The backend seen by one call: identical, except that waiting for events also ends when the caller goes away
  * (MCP cancellation, session closed, HTTP connection dropped). The wait then rejects, which ends an events_wait loop
- * at once instead of letting it spin until its deadline. Signals are combined only if the call actually waits.
- * Event reads go through the shared per-turn cache.
+ * at once instead of letting it spin until its deadline. The HTTP scope makes a signal only if the call actually waits.
+ * Event reads go through the shared per-turn cache. A class, so a call costs one small object and no closures.
  */
-function callContext(
-  ctx: OperationsContext,
-  events: EventReads,
-  signal: AbortSignal,
-  http: HttpScope | undefined,
-): OperationsContext {
-  const gone = () => signal.aborted || http?.dropped === true;
-  return {
-    get state() {
-      return ctx.state;
-    },
-    apply: (input) => ctx.apply(input),
-    newId: () => ctx.newId(),
-    now: () => ctx.now(),
-    lastEventSeq: () => ctx.lastEventSeq(),
-    eventsAfter: (cursor, limit, filter) => events.read(ctx, cursor, limit, filter),
-    waitForEvent: async (cursor, timeoutMs, own) => {
-      if (gone()) throw new CallCancelled("call cancelled");
-      const all = [signal, ...(http ? [http.signal()] : []), ...(own ? [own] : [])];
-      await ctx.waitForEvent(cursor, timeoutMs, all.length === 1 ? signal : AbortSignal.any(all));
-      if (gone()) throw new CallCancelled("call cancelled");
-    },
-    attempts: (workerId) => ctx.attempts(workerId),
-    inbox: (workerId, afterSeq) => ctx.inbox(workerId, afterSeq),
-  };
+class CallContext implements OperationsContext {
+  constructor(
+    private readonly ctx: OperationsContext,
+    private readonly events: EventReads,
+    private readonly signal: AbortSignal,
+    private readonly http: HttpScope | undefined,
+  ) {}
+
+  get state() {
+    return this.ctx.state;
+  }
+  apply(input: Input) {
+    return this.ctx.apply(input);
+  }
+  newId() {
+    return this.ctx.newId();
+  }
+  now() {
+    return this.ctx.now();
+  }
+  lastEventSeq() {
+    return this.ctx.lastEventSeq();
+  }
+  eventsAfter(cursor: number, limit: number, filter: EventFilter) {
+    return this.events.read(this.ctx, cursor, limit, filter);
+  }
+  async waitForEvent(cursor: number, timeoutMs: number, own: readonly AbortSignal[] = []) {
+    if (this.gone()) throw new CallCancelled("call cancelled");
+    const { signal, http } = this;
+    await this.ctx.waitForEvent(cursor, timeoutMs, [signal, ...(http ? [http.signal()] : []), ...own]);
+    if (this.gone()) throw new CallCancelled("call cancelled");
+  }
+  attempts(workerId: string) {
+    return this.ctx.attempts(workerId);
+  }
+  inbox(workerId: string, afterSeq: number) {
+    return this.ctx.inbox(workerId, afterSeq);
+  }
+
+  private gone(): boolean {
+    return this.signal.aborted || this.http?.dropped === true;
+  }
 }

@@ -17,8 +17,8 @@ export interface OperationsContext {
   now(): number;
   lastEventSeq(): number;
   eventsAfter(cursor: number, limit: number, filter: EventFilter): StoredEvent[];
-  /** Resolves when an event newer than `cursor` exists, the timeout passes or the signal aborts. */
-  waitForEvent(cursor: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves when an event newer than `cursor` exists, the timeout passes or any of the signals aborts. */
+  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly AbortSignal[]): Promise<void>;
   attempts(workerId: string): Attempt[];
   inbox(workerId: string, afterSeq: number): Message[];
 }
