@@ -18,6 +18,13 @@ export const continuationPolicySchema = z
     stallPauseAfterNoProgressAttempts: threshold,
     stallWarningAfterNoProgressMs: threshold,
     stallPauseAfterNoProgressMs: threshold,
+    /**
+     * What may end or block the worker (issue 8): `mcp` only the worker tools (the continuation-state block
+     * is advisory); `output_block` the block of each response (complete / blocked / working); `either` both.
+     */
+    completionSignal: z.enum(["mcp", "output_block", "either"]),
+    /** Under `output_block`/`either`: pause after this many consecutive responses without a valid block. */
+    pauseAfterInvalidBlocks: threshold,
   })
   .strict();
 
@@ -43,6 +50,8 @@ export const DEFAULT_CONTINUATION_POLICY: ContinuationPolicy = Object.freeze({
   stallPauseAfterNoProgressAttempts: 20,
   stallWarningAfterNoProgressMs: 30 * MINUTE_MS,
   stallPauseAfterNoProgressMs: 60 * MINUTE_MS,
+  completionSignal: "mcp",
+  pauseAfterInvalidBlocks: 3,
 });
 
 /** Merges a patch onto a policy; returns a problem description when the result is inconsistent. */

@@ -1,5 +1,6 @@
 // The executor protocol (architecture §7): zod schemas of every native message; types are inferred from them.
 import { z } from "zod";
+import { continuationBlockReportSchema } from "./continuation-block-report.ts";
 import { errorSchema } from "./error-codes.ts";
 
 /** Bumped on any incompatible change; `hello` and `welcome` carry it and a mismatch is refused. */
@@ -87,6 +88,8 @@ export const conversationStateSchema = z
     url: url.optional(),
     /** Parsed `status:` of the newest continuation-state block (spec 27.3): one signal, never authority. */
     continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
+    /** With an idle/ready report after a turn: the newest assistant turn's block (issue 8, `continuationBlockReport`). */
+    continuationBlock: continuationBlockReportSchema.optional(),
   })
   .strict();
 

@@ -193,6 +193,7 @@ export class ExecutorHub implements CommandSink {
           ...(m.errorCode ? { errorCode: m.errorCode } : {}),
           ...(m.url ? { url: m.url } : {}),
           ...(m.continuationStatus ? { continuationStatus: m.continuationStatus } : {}),
+          ...(m.continuationBlock ? { continuationBlock: m.continuationBlock } : {}),
           executorId: session.executorId,
         });
         if (m.state === "generating") faultPoint("generating-applied");
@@ -298,6 +299,10 @@ export class ExecutorHub implements CommandSink {
     m: Extract<ExtensionMessage, { kind: "ui.request" }>,
   ): Promise<void> {
     const result = await invoke(this.opts.operations, m.op, m.params, this.opts.backend);
+    // An adopted conversation lives in the tab of the executor that asked: its turns go there (issue 8).
+    const adopted =
+      m.op === "conversation_adopt" && result.ok ? (result.value.worker as { id?: string }) : undefined;
+    if (adopted?.id && session.executorId) this.owners.set(adopted.id, session.executorId);
     const response: HostMessage = result.ok
       ? { kind: "ui.response", requestId: m.requestId, ok: true, result: result.value }
       : { kind: "ui.response", requestId: m.requestId, ok: false, error: result.error };

@@ -1,4 +1,5 @@
 // Everything that can happen to the domain: operations (MCP, UI, root), executor observations and the clock.
+import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import type { PolicyPatch } from "../../../shared/continuation-policy.ts";
 import type { BindingState, ConversationState } from "./model.ts";
 
@@ -33,6 +34,16 @@ export type Input =
     }
   | { readonly type: "worker.claim_worktree"; readonly workerId: string; readonly worktree: string }
   | { readonly type: "worker.release_worktree"; readonly workerId: string; readonly worktree: string }
+  | {
+      readonly type: "worker.adopt";
+      readonly workerId: string;
+      readonly runId: string;
+      /** Create this run (with `runId`) for the conversation instead of joining an existing one. */
+      readonly newRun?: { readonly name: string };
+      /** The existing conversation, `https://chatgpt.com/…/c/<id>`: no new chat is opened. */
+      readonly conversationUrl: string;
+      readonly objective?: string;
+    }
   | { readonly type: "worker.progress"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.complete"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.fail"; readonly workerId: string; readonly reason: string }
@@ -99,6 +110,8 @@ export type Input =
       readonly continuationStatus?: "working" | "complete" | "blocked";
       /** The executor that observed it; recorded on the attempt it proves running. */
       readonly executorId?: string;
+      /** The newest assistant turn's continuation-state block, sent with the report that ends a turn. */
+      readonly continuationBlock?: ContinuationBlockReport;
     }
   | {
       readonly type: "binding.changed";

@@ -195,6 +195,17 @@ export interface Worker {
   readonly inboxReadSeq: number;
   /** Work locations claimed by this worker; absent on workers stored before ownership existed. */
   readonly worktrees?: readonly WorktreeClaim[];
+  /** Set when an existing conversation was adopted (issue 8) rather than a new chat opened. */
+  readonly adoptedAt?: number;
+  /** What the continuation-state blocks said so far: only a hash and a counter, never text (spec 23). */
+  readonly outputBlock?: OutputBlockState;
+}
+
+export interface OutputBlockState {
+  /** Hash of the last valid block's `current:`/`next:`; a different one counts as progress. */
+  readonly progressHash?: string;
+  /** Consecutive turns that ended without a valid block. */
+  readonly invalidStreak: number;
 }
 
 export interface Message {

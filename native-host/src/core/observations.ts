@@ -1,7 +1,9 @@
 // Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
+import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import { endAttempt, endStateForIdle, isEnded, updateAttempt } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
+import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
 import type { ConversationState } from "./model.ts";
@@ -46,6 +48,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   c.observedSeq = input.seq;
   if (input.url !== undefined) c.url = input.url;
   if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
+  if (input.continuationBlock?.result === "block") c.reportedStatus = input.continuationBlock.status;
   const sameState = c.state === input.state && (c.errorCode ?? null) === (input.errorCode ?? null);
   // A duplicate report gets no reaction, except the first one after our submission: a turn so short that
   // generating was never seen still ended, and waiting for a change that already happened would stall.
@@ -59,7 +62,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   else c.errorCode = input.errorCode;
   if (input.state !== "closed" && c.binding !== "bound") c.binding = "bound";
   if (input.state === "closed") c.binding = "closed";
-  onState(ctx, w, previous, input.state, input.errorCode);
+  onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock);
 }
 
 function onState(
@@ -68,6 +71,7 @@ function onState(
   previous: ConversationState,
   state: ConversationState,
   errorCode: string | undefined,
+  block: ContinuationBlockReport | undefined,
 ): void {
   const attempt = w.current;
   const live = attempt !== undefined && !isEnded(attempt.state);
@@ -88,15 +92,19 @@ function onState(
       }
       return;
     case "idle":
-    case "ready":
-      if (live && (attempt.state === "generating" || attempt.state === "submitted")) {
+    case "ready": {
+      const ours = live && (attempt.state === "generating" || attempt.state === "submitted");
+      if (!ours && previous !== "generating") return;
+      // The block speaks for the turn that just ended, ours or one the person typed (issue 8).
+      const toolProgress = ours && attempt.progressSeen;
+      const outcome = applyBlock(ctx, w, block, policy);
+      if (ours)
         endAttempt(ctx, w, endStateForIdle(w), { outcome: "turn_ended", countProgress: true }, policy);
-        addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
-      } else if (previous === "generating") {
-        // A turn we did not start (typed by the person) ended: the worker is still unfinished.
-        addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
-      }
+      if (outcome === "invalid" && block) countInvalidBlock(ctx, w, block, policy, toolProgress);
+      // The worker is still unfinished (addWake ignores one that has just ended).
+      addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
       return;
+    }
     case "error":
       if (errorCode === MESSAGE_DELIVERY_TIMEOUT) {
         // Spec 22.3.1: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.

@@ -1,6 +1,7 @@
 // After every input: runs each worker's timers (stall clock, keepalive) and acts on the 10.2 decision.
 import { current, isDraft } from "immer";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { ADOPT_WAKE } from "./adopt.ts";
 import { pauseForStall, scheduleAttempt, warnStall } from "./attempts.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
 import { evaluateIntent } from "./evaluate.ts";
@@ -142,7 +143,7 @@ function wakeIdleRunnable(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy):
 
 /** True while the bootstrap turn has not been delivered: its intent comes back when the executor proves that. */
 function bootstrapPending(intent: Intent): boolean {
-  return intent.reasons.includes("spawn");
+  return intent.reasons.includes("spawn") || intent.reasons.includes(ADOPT_WAKE);
 }
 
 function reasonFor(intent: Intent, delivery: Delivery): AttemptReason {

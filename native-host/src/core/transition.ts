@@ -9,6 +9,7 @@ import { createRun, pauseAll, resumeAll, setRunDefaultPolicy, stopRun } from "./
 import { nextDeadline, settleAll } from "./settle.ts";
 import * as ops from "./worker-lifecycle.ts";
 import { claimWorktree, releaseWorktree } from "./worktrees.ts";
+import { adoptConversation } from "./adopt.ts";
 
 export interface TransitionResult {
   readonly state: DomainState;
@@ -30,6 +31,7 @@ const HANDLERS: {
   "run.resume_all": resumeAll,
   "run.set_default_policy": setRunDefaultPolicy,
   "worker.spawn": ops.spawnWorker,
+  "worker.adopt": adoptConversation,
   "worker.claim_worktree": claimWorktree,
   "worker.release_worktree": releaseWorktree,
   "worker.progress": ops.reportProgress,

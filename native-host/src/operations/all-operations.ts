@@ -1,4 +1,5 @@
 // Every operation of the backend, in the order tools are listed to MCP clients.
+import { ADOPT_OPERATIONS } from "./adopt-operations.ts";
 import { MESSAGE_OPERATIONS } from "./message-operations.ts";
 import { PROVENANCE_OPERATIONS } from "./provenance-operations.ts";
 import { type OperationDef, operationMap } from "./registry.ts";
@@ -10,6 +11,7 @@ export const ALL_OPERATIONS: readonly OperationDef[] = [
   ...WORKER_OPERATIONS,
   ...MESSAGE_OPERATIONS,
   ...PROVENANCE_OPERATIONS,
+  ...ADOPT_OPERATIONS,
 ];
 
 export const OPERATIONS = operationMap(ALL_OPERATIONS);

@@ -1,5 +1,6 @@
 // The spec 24 provenance read model: who owns a worktree, which conversation hosts it, which attempt is
 // active, how many automatic resumes happened and the state in spec 17.1 words; plus the lookups by key.
+import { conversationId } from "../core/adopt.ts";
 import type { Attempt, DomainState, Worker } from "../core/model.ts";
 import { dispositionOf } from "../core/policy.ts";
 import { isEnded } from "../core/attempts.ts";
@@ -129,12 +130,9 @@ export function byWorktree(state: DomainState, raw: string, runId?: string): Loo
   };
 }
 
-const CONVERSATION_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-
+/** The conversation id where there is one (URL or bare id), else the trimmed text itself. */
 function conversationKey(value: string): string {
-  const trimmed = value.trim();
-  const uuid = CONVERSATION_UUID.exec(trimmed.match(/\/c\/([^/?#]+)/)?.[1] ?? trimmed)?.[0];
-  return uuid ? uuid.toLowerCase() : trimmed.replace(/\/+$/, "");
+  return conversationId(value) ?? value.trim().replace(/\/+$/, "");
 }
 
 /** The worker hosted by a conversation, given its URL or its `/c/<uuid>` id. */

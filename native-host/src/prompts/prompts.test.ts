@@ -25,6 +25,9 @@ describe("prompt ids", () => {
       "followup@1",
       "corrective@1",
       "continue@1",
+      "adopt-bootstrap@1",
+      "block-resume@1",
+      "block-followup@1",
     ]);
     expect(new Set(PROMPT_IDS).size).toBe(PROMPT_IDS.length);
     for (const id of PROMPT_IDS) expect(id).toMatch(/^[a-z-]+@[1-9][0-9]*$/);
@@ -264,7 +267,7 @@ describe("shipped templates are frozen", () => {
         const kind =
           id === "root-wake@1" || id === "root-keepalive@1"
             ? "keepalive"
-            : PROMPT_KINDS.find((k) => id.startsWith(`${k}@`))!;
+            : PROMPT_KINDS.find((k) => id.replace(/^(adopt|block)-/, "").startsWith(`${k}@`))!;
         return [id, digest(renderTemplate(id, fixed(kind), ctx))];
       }),
     );
@@ -277,6 +280,50 @@ describe("shipped templates are frozen", () => {
       "followup@1": "367638413fae8adc",
       "corrective@1": "0f89258fd0592b8c",
       "continue@1": "e256ee8e7aff6957",
+      "adopt-bootstrap@1": "f5f4accb71a5688e",
+      "block-resume@1": "51efda67ea49541f",
+      "block-followup@1": "c5749a27464d3365",
     });
+  });
+});
+
+describe("zero-setup mode (issue 8)", () => {
+  const adopted = {
+    ...LANE,
+    adoptedAt: 1,
+    objective: "Continue the work of this conversation until it is complete.",
+    policyOverride: { mode: "auto" as const, completionSignal: "output_block" as const },
+  };
+  const ctx = { worker: adopted, run: RUN };
+
+  it("picks the block prompts for an adopted, block-driven worker only", () => {
+    expect(promptIdFor(request("bootstrap"), ctx)).toBe("adopt-bootstrap@1");
+    expect(promptIdFor(request("resume"), ctx)).toBe("block-resume@1");
+    expect(promptIdFor(request("keepalive"), ctx)).toBe("block-resume@1");
+    expect(promptIdFor(request("followup"), ctx)).toBe("block-followup@1");
+    expect(promptIdFor(request("continue"), ctx)).toBe("continue@1");
+    expect(promptIdFor(request("bootstrap"), LANE_CTX)).toBe("bootstrap@1");
+    expect(promptIdFor(request("resume"), LANE_CTX)).toBe("resume@1");
+  });
+
+  it("the bootstrap asks for the block and nothing of MCP; a typed objective is included", () => {
+    const text = renderPrompt(request("bootstrap"), ctx).text;
+    expect(text).toContain(CONTINUATION_BLOCK_LINES.join("\n"));
+    expect(text).not.toMatch(/worker_|message_|MCP/);
+    expect(text).not.toContain("Objective");
+    const typed = renderPrompt(request("bootstrap"), {
+      ...ctx,
+      worker: { ...adopted, objective: "Ship v2" },
+    });
+    expect(typed.text).toContain("Objective:\nShip v2");
+  });
+
+  it("the continuation prompt is one line naming the block; a person's reply is quoted verbatim", () => {
+    const resume = renderPrompt(request("resume"), ctx).text;
+    expect(resume).not.toContain("\n");
+    expect(resume).toContain("status: working | complete | blocked");
+    const reply = renderPrompt(request("followup", { texts: ["Use SQLite"] }), ctx).text;
+    expect(reply).toContain("```\nUse SQLite\n```");
+    expect(reply).not.toMatch(/worker_|message_/);
   });
 });

@@ -2,6 +2,7 @@
 // Pure: no I/O, no clock, no transcript content. The returned promptId is what an attempt records.
 import type { PromptRequest } from "../core/effects.ts";
 import type { PromptKind } from "../core/model.ts";
+import { effectivePolicy } from "../core/policy.ts";
 import { isRoot, laneEvents, TEMPLATES, type PromptContext, type PromptId } from "./templates.ts";
 
 export type { PromptContext, PromptId } from "./templates.ts";
@@ -33,7 +34,21 @@ export const ROOT_PROMPT_VERSIONS = {
 /** Every template id that exists, current or superseded; ids are never reused. */
 export const PROMPT_IDS: readonly PromptId[] = Object.keys(TEMPLATES) as PromptId[];
 
+/** Zero-setup mode (issue 8): an adopted conversation's first turn, and turns of a block-driven worker. */
+export const BLOCK_PROMPT_VERSIONS = {
+  bootstrap: "adopt-bootstrap@1",
+  resume: "block-resume@1",
+  followup: "block-followup@1",
+} as const satisfies Readonly<Record<string, PromptId>>;
+
 export function promptIdFor(request: PromptRequest, ctx: PromptContext): PromptId {
+  if (request.kind === "bootstrap" && ctx.worker.adoptedAt !== undefined)
+    return BLOCK_PROMPT_VERSIONS.bootstrap;
+  // A worker ended only by its block may have no MCP tools: its prompts ask for the block and nothing else.
+  if (effectivePolicy(ctx.run, ctx.worker).completionSignal === "output_block") {
+    if (request.kind === "resume" || request.kind === "keepalive") return BLOCK_PROMPT_VERSIONS.resume;
+    if (request.kind === "followup") return BLOCK_PROMPT_VERSIONS.followup;
+  }
   if (isRoot(ctx.worker) && (request.kind === "resume" || request.kind === "keepalive")) {
     if (laneEvents(request.wakeReasons).length > 0) return ROOT_PROMPT_VERSIONS.wake;
     if (request.kind === "keepalive") return ROOT_PROMPT_VERSIONS.keepalive;

@@ -1,6 +1,7 @@
 // The versioned prompt templates. A shipped template is never edited: a change is a new id (`resume@2`)
 // added beside the old one, so an attempt's stored prompt id always names the exact text it was sent.
 import { CONTINUATION_BLOCK_LINES } from "../../../shared/continuation-block.ts";
+import { ADOPTED_OBJECTIVE } from "../core/adopt.ts";
 import type { PromptRequest } from "../core/effects.ts";
 import type { AttemptReason, Run, Worker } from "../core/model.ts";
 
@@ -12,7 +13,10 @@ export type PromptId =
   | "root-keepalive@1"
   | "followup@1"
   | "corrective@1"
-  | "continue@1";
+  | "continue@1"
+  | "adopt-bootstrap@1"
+  | "block-resume@1"
+  | "block-followup@1";
 
 export interface PromptContext {
   readonly worker: Worker;
@@ -288,6 +292,33 @@ const correctiveV1: Template = (request, ctx) =>
     outputReminder(),
   );
 
+// ---- zero-setup mode (issue 8): an adopted conversation without MCP; the block is the only signal ----
+
+/** The block's four labels on one line, for the one-line reminders. */
+const BLOCK_ON_ONE_LINE = "status: working | complete | blocked, then summary:, current:, next:";
+
+/** The first turn sent into an adopted conversation: only the output contract, plus the objective if one was typed. */
+const adoptBootstrapV1: Template = (_request, ctx) =>
+  paragraphs(
+    [
+      "From now on, end every response with exactly one block as its final lines, with nothing after it:",
+      ...CONTINUATION_BLOCK_LINES,
+      "working = the overall task is unfinished; complete = all requested work is finished; blocked = further progress genuinely requires input from me. summary = what this response accomplished; current = what is in progress; next = the precise next action.",
+    ].join("\n"),
+    ctx.worker.objective !== ADOPTED_OBJECTIVE && `Objective:\n${ctx.worker.objective}`,
+    "Then carry on with the task.",
+  );
+
+/** The continuation turn of this mode: one line. */
+const blockResumeV1: Template = () =>
+  `Carry on with the task where you left off, and end your response with the same final block (${BLOCK_ON_ONE_LINE}).`;
+
+const blockFollowupV1: Template = (request) =>
+  paragraphs(
+    verbatim("Reply from the person you are working with", request.texts),
+    `Apply it, carry on with the task, and end your response with the same final block (${BLOCK_ON_ONE_LINE}).`,
+  );
+
 /** Spec 22.3.1: after a delivery timeout the fresh turn is the literal word, nothing else. */
 const continueV1: Template = () => "continue";
 
@@ -300,4 +331,7 @@ export const TEMPLATES: Readonly<Record<PromptId, Template>> = {
   "followup@1": followupV1,
   "corrective@1": correctiveV1,
   "continue@1": continueV1,
+  "adopt-bootstrap@1": adoptBootstrapV1,
+  "block-resume@1": blockResumeV1,
+  "block-followup@1": blockFollowupV1,
 };

@@ -58,4 +58,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_worker ON events (worker_id, seq);
     `,
   },
+  {
+    version: 2,
+    name: "completion-signal-policy",
+    // Runs stored before issue 8 get the new ContinuationPolicy fields with their defaults (json_type is
+    // NULL only for a missing key; a stored JSON null is kept).
+    sql: `
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.completionSignal', 'mcp')
+        WHERE json_type(data, '$.defaultPolicy.completionSignal') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.pauseAfterInvalidBlocks', 3)
+        WHERE json_type(data, '$.defaultPolicy.pauseAfterInvalidBlocks') IS NULL;
+    `,
+  },
 ];
