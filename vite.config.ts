@@ -33,6 +33,7 @@ export default defineConfig(({ command, mode }) => {
       "shared/**/*.test.ts",
       "extension/**/*.test.ts",
       "test/**/*.test.ts",
+      "test/**/*.test.tsx",
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
