@@ -137,12 +137,16 @@ export function ConfirmButton(props: {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
+  const restore = useRef(false);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
+    // Back on the opener after Cancel/Escape, so the keyboard user is where they were.
+    else if (restore.current) openerRef.current?.focus();
+    restore.current = false;
   }, [asking]);
   const cancel = () => {
+    restore.current = true;
     setAsking(false);
-    openerRef.current?.focus();
   };
   if (!asking)
     return (
