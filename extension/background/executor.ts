@@ -231,6 +231,14 @@ export class Executor {
     return this.send(message);
   }
 
+  /** The options page changed the limit of tabs generating at once; kept as the `maxGenerating` preference. */
+  async setMaxGenerating(limit: number): Promise<void> {
+    await this.ready;
+    await this.prefs.set("maxGenerating", limit);
+    this.maxGenerating = limit;
+    this.limiter.setLimit(limit);
+  }
+
   /** Managed tabs as this browser knows them (the views' "current conversation" and diagnostics). */
   async bindings(): Promise<BindingRecord[]> {
     await this.ready;

@@ -62,6 +62,8 @@ export interface UiHostLink {
   /** Connect now if no port is open. */
   retry(): void;
   bindings(): Promise<BindingRecord[]>;
+  generating(): { generating: number; maxGenerating: number };
+  setMaxGenerating(limit: number): Promise<void>;
 }
 
 export interface UiPrefsStore {
@@ -257,6 +259,11 @@ export class UiBridge {
         this.pushStatus(() => true);
         return;
       }
+      case "concurrency.set":
+        if (view.kind !== "page") return;
+        await this.opts.host.setMaxGenerating(m.maxGenerating);
+        this.pushStatus(() => true);
+        return;
       case "open-conversation":
         return this.openConversation(view, m.workerId, m.url);
     }
@@ -327,6 +334,7 @@ export class UiBridge {
       browser: this.opts.browser,
       extensionVersion: this.opts.extensionVersion,
       prefs,
+      ...host.generating(),
       tabWorkerId,
       bindings: bindings.map((b) => ({
         workerId: b.workerId,

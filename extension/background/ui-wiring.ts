@@ -53,6 +53,11 @@ export function startUi(deps: {
       send: (m) => executor?.sendUi(m as Parameters<Executor["sendUi"]>[0]) ?? false,
       retry: () => executor?.connection.ensure(),
       bindings: () => executor?.bindings() ?? Promise.resolve([]),
+      generating: () => {
+        const h = executor?.health();
+        return { generating: h?.generating ?? 0, maxGenerating: h?.maxGenerating ?? 1 };
+      },
+      setMaxGenerating: (limit) => executor?.setMaxGenerating(limit) ?? Promise.resolve(),
     },
     onRefresh: () => attention.refresh(),
   });

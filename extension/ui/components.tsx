@@ -1,13 +1,27 @@
 // Shared pieces of every view: the root with its stylesheet, state and connection chips, the connection banner
 // with its fix, buttons that run an operation and show its error, a confirmed destructive button, the worker
 // controls (Pause / Resume / Continue now / Stop worker) and a polite live region for meaningful changes only.
-import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { createContext, type ComponentChildren, type JSX } from "preact";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { STATE_ICON, stateWords } from "./format.ts";
 import { UI_CSS } from "./styles.ts";
 import type { UiClient } from "./ui-client.ts";
 import type { UiStatus } from "./ui-protocol.ts";
 import type { WorkerView } from "./view-models.ts";
+
+/**
+ * Which input events a control acts on. Extension pages run only our code, so every event counts; the overlay
+ * lives in chatgpt.com, whose scripts could synthesise clicks, so it accepts only trusted (user) events.
+ */
+export const EventGuard = createContext<(e: Event) => boolean>(() => true);
+
+/** Wraps a handler so it runs only for events the guard accepts. */
+export function useGuarded<E extends Event>(fn: (e: E) => void): (e: E) => void {
+  const accept = useContext(EventGuard);
+  return (e) => {
+    if (accept(e)) fn(e);
+  };
+}
 
 export function Root(props: { children: ComponentChildren; testId: string }): JSX.Element {
   return (
@@ -99,6 +113,14 @@ export function ActionButton(props: {
 }): JSX.Element {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const onClick = useGuarded(() => {
+    setBusy(true);
+    setError(undefined);
+    void props.run().then((e) => {
+      setBusy(false);
+      setError(e);
+    });
+  });
   return (
     <span class="row">
       <button
@@ -110,14 +132,7 @@ export function ActionButton(props: {
         aria-labelledby={props.labelledBy}
         role={props.checked === undefined ? undefined : "switch"}
         aria-checked={props.checked}
-        onClick={() => {
-          setBusy(true);
-          setError(undefined);
-          void props.run().then((e) => {
-            setBusy(false);
-            setError(e);
-          });
-        }}
+        onClick={onClick}
       >
         <span id={props.labelId}>{props.label}</span>
       </button>
@@ -148,6 +163,11 @@ export function ConfirmButton(props: {
     restore.current = true;
     setAsking(false);
   };
+  const open = useGuarded(() => setAsking(true));
+  const guardedCancel = useGuarded(cancel);
+  const onKeyDown = useGuarded((e: KeyboardEvent) => {
+    if (e.key === "Escape") cancel();
+  });
   if (!asking)
     return (
       <button
@@ -156,21 +176,14 @@ export function ConfirmButton(props: {
         class="danger"
         data-testid={props.testId}
         disabled={props.disabled}
-        onClick={() => setAsking(true)}
+        onClick={open}
       >
         <span aria-hidden="true">■ </span>
         {props.label}…
       </button>
     );
   return (
-    <span
-      class="row warn"
-      role="group"
-      aria-label={props.question}
-      onKeyDown={(e) => {
-        if (e.key === "Escape") cancel();
-      }}
-    >
+    <span class="row warn" role="group" aria-label={props.question} onKeyDown={onKeyDown}>
       <span>{props.question}</span>
       <ActionButton
         label={`Yes, ${props.label.toLowerCase()}`}
@@ -182,7 +195,7 @@ export function ConfirmButton(props: {
           return e;
         }}
       />
-      <button type="button" ref={confirmRef} onClick={cancel} data-testid="confirm-cancel">
+      <button type="button" ref={confirmRef} onClick={guardedCancel} data-testid="confirm-cancel">
         Cancel
       </button>
     </span>

@@ -89,6 +89,10 @@ export class UiClient {
     this.send({ type: "prefs.set", prefs });
   }
 
+  setMaxGenerating(maxGenerating: number): void {
+    this.send({ type: "concurrency.set", maxGenerating });
+  }
+
   openConversation(workerId: string, url: string | null): void {
     this.send({ type: "open-conversation", workerId, ...(url ? { url } : {}) });
   }

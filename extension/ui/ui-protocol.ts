@@ -69,6 +69,9 @@ export const uiStatusSchema = z
     browser: z.string().max(50),
     extensionVersion: z.string().max(50),
     prefs: localPrefsSchema,
+    /** Tabs generating now, and this browser's limit. */
+    generating: z.number().int().nonnegative(),
+    maxGenerating: z.number().int().positive(),
     /** The worker bound to the active tab (popup) or to the overlay's own tab; null when there is none. */
     tabWorkerId: z.string().max(200).nullable(),
     /** Managed tabs this browser holds: worker id → binding state (diagnostics). */
@@ -93,6 +96,8 @@ export const viewMessageSchema = z.discriminatedUnion("type", [
   /** Try the native port again now (the "Reconnect" button). */
   z.object({ type: z.literal("retry") }).strict(),
   z.object({ type: z.literal("prefs.set"), prefs: localPrefsSchema.partial().strict() }).strict(),
+  /** This browser's limit of tabs generating at once (an executor setting, spec 19). */
+  z.object({ type: z.literal("concurrency.set"), maxGenerating: z.number().int().min(1).max(20) }).strict(),
   /** Bring the worker's conversation tab to the front, or open its URL. */
   z
     .object({

@@ -93,6 +93,8 @@ export function status(over: Partial<UiStatus> = {}): UiStatus {
     browser: "chromium",
     extensionVersion: "0.1.0",
     prefs: DEFAULT_LOCAL_PREFS,
+    generating: 1,
+    maxGenerating: 3,
     tabWorkerId: null,
     bindings: [],
     ...over,
@@ -108,9 +110,11 @@ export class ScriptedBackground {
   readonly answers = new Map<string, (params: Record<string, unknown>) => Answer>();
   private readonly toView = new FakeEvent<(m: unknown) => void>();
   readonly client: UiClient;
+  /** The background end as a view sees it; more clients (the overlay's) may connect to it. */
+  readonly port: ClientPort;
 
   constructor(initial: UiStatus | null = status()) {
-    const port: ClientPort = {
+    const port: ClientPort = (this.port = {
       postMessage: (raw) => {
         const m = structuredClone(raw) as ViewMessage;
         if (m.type !== "call") {
@@ -127,7 +131,7 @@ export class ScriptedBackground {
       disconnect: () => undefined,
       onMessage: this.toView,
       onDisconnect: new FakeEvent<(p: ClientPort) => void>(),
-    };
+    });
     this.client = new UiClient(() => port, "test", {
       setTimeout: () => undefined,
       clearTimeout: () => undefined,
