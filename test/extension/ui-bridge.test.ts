@@ -295,6 +295,19 @@ describe("ui bridge: pages", () => {
   });
 });
 
+describe("ui bridge: executor settings", () => {
+  it("the concurrency limit set from the options page is applied, kept, and shown to every view", async () => {
+    const a = pageClient();
+    const b = pageClient();
+    await waitFor(() => a.status.value !== null && b.status.value !== null, "status");
+    expect(a.status.value?.maxGenerating).toBe(3);
+    a.setMaxGenerating(5);
+    await waitFor(() => b.status.value?.maxGenerating === 5, "pushed");
+    expect(w.executor.health().maxGenerating).toBe(5);
+    expect((await w.db.prefs.get("maxGenerating"))?.value).toBe(5);
+  });
+});
+
 describe("ui bridge: overlay ports", () => {
   /** Spawning makes the host command `conversation.create`; the executor opens the tab and binds it (for real). */
   async function boundTab(workerId: string): Promise<number> {
