@@ -33,6 +33,7 @@ export default defineConfig(({ command, mode }) => {
       "shared/**/*.test.ts",
       "extension/**/*.test.ts",
       "test/**/*.test.ts",
+      "test/**/*.test.tsx",
     ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
@@ -62,6 +63,8 @@ export default defineConfig(({ command, mode }) => {
         browser: target,
         manifest: extensionManifest,
         disableAutoLaunch: true,
+        // The dashboard is opened by the popup, not named in the manifest.
+        additionalInputs: ["extension/dashboard/dashboard.html"],
         // Validation downloads a schema from the network; the build must work offline (research/e2e-recipe §9).
         skipManifestValidation: true,
         printSummary: false,

@@ -82,6 +82,9 @@ export interface ExecutorDeps {
   readonly log: Logger;
   readonly browser: BrowserFamily;
   readonly options?: Partial<ExecutorOptions>;
+  /** `ui.response`/`ui.changed` for the views (ui-bridge.ts); handled at once, not behind commands. */
+  readonly onUiMessage?: (message: Extract<HostMessage, { kind: "ui.response" | "ui.changed" }>) => void;
+  readonly onHealth?: (health: ConnectionHealth) => void;
 }
 
 export interface ExecutorHealth {
@@ -89,6 +92,7 @@ export interface ExecutorHealth {
   readonly connection: ConnectionHealth;
   readonly generating: number;
   readonly maxGenerating: number;
+  readonly hostVersion?: string;
 }
 
 const KEEPALIVE_ALARM = "orchestrator.keepalive";
@@ -138,6 +142,7 @@ export class Executor {
   private maxGenerating = DEFAULT_OPTIONS.maxGenerating;
   /** Bound tabs whose content script did not answer during recovery. */
   private silentTabs: number[] = [];
+  private hostVersion: string | undefined;
 
   constructor(private readonly deps: ExecutorDeps) {
     this.opts = { ...DEFAULT_OPTIONS, ...deps.options };
@@ -151,7 +156,13 @@ export class Executor {
       log: deps.log,
       ...(this.opts.backoff ? { backoff: this.opts.backoff } : {}),
       onOpen: (port) => this.sendHello(port),
+      ...(deps.onHealth ? { onHealth: deps.onHealth } : {}),
       onMessage: (message, port) => {
+        if (message.kind === "welcome" && !message.error) this.hostVersion = message.hostVersion;
+        if (message.kind === "ui.response" || message.kind === "ui.changed") {
+          deps.onUiMessage?.(message);
+          return;
+        }
         const handled = this.hostChain.then(() => this.onHostMessage(message, port));
         this.hostChain = handled.catch(() => undefined);
         this.guard(`host ${message.kind}`, handled);
@@ -211,7 +222,27 @@ export class Executor {
       connection: this.connection.health(),
       generating: this.limiter.size,
       maxGenerating: this.maxGenerating,
+      ...(this.hostVersion !== undefined ? { hostVersion: this.hostVersion } : {}),
     };
+  }
+
+  /** For the views' bridge: a `ui.request` on the port `hello` went out on (false if there is none). */
+  sendUi(message: Extract<ExtensionMessage, { kind: "ui.request" }>): boolean {
+    return this.send(message);
+  }
+
+  /** The options page changed the limit of tabs generating at once; kept as the `maxGenerating` preference. */
+  async setMaxGenerating(limit: number): Promise<void> {
+    await this.ready;
+    await this.prefs.set("maxGenerating", limit);
+    this.maxGenerating = limit;
+    this.limiter.setLimit(limit);
+  }
+
+  /** Managed tabs as this browser knows them (the views' "current conversation" and diagnostics). */
+  async bindings(): Promise<BindingRecord[]> {
+    await this.ready;
+    return this.deps.db.bindings.toArray();
   }
 
   /** Resolves once no command is queued or running and no report is pending (tests, diagnostics). */
@@ -370,7 +401,7 @@ export class Executor {
         return this.onCancel(message.commandId);
       case "ui.response":
       case "ui.changed":
-        return; // for the popup and dashboard (a later issue)
+        return; // handed to the views' bridge on arrival (constructor)
     }
   }
 

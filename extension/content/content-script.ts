@@ -6,6 +6,7 @@ import { startContentBridge } from "../lib/content-bridge.ts";
 import { getBrowserApi, type ContentApi } from "../lib/browser-api.ts";
 import { consoleLogger } from "../lib/logger.ts";
 import { createChatGptAdapter } from "./adapter/index.ts";
+import { startOverlay, type OverlayApi } from "./overlay/mount-overlay.tsx";
 
 startContentBridge({
   api: getBrowserApi<ContentApi>(),
@@ -19,3 +20,6 @@ startContentBridge({
       clearTimeout: (handle) => window.clearTimeout(handle as number),
     }),
 });
+
+// The operator overlay: shown only if the background says this tab is a managed one (and it is not hidden).
+startOverlay({ api: getBrowserApi<OverlayApi>(), document });

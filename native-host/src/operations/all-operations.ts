@@ -4,6 +4,7 @@ import { MESSAGE_OPERATIONS } from "./message-operations.ts";
 import { PROVENANCE_OPERATIONS } from "./provenance-operations.ts";
 import { type OperationDef, operationMap } from "./registry.ts";
 import { RUN_OPERATIONS } from "./run-operations.ts";
+import { UI_OPERATIONS } from "./ui-operations.ts";
 import { WORKER_OPERATIONS } from "./worker-operations.ts";
 
 export const ALL_OPERATIONS: readonly OperationDef[] = [
@@ -12,6 +13,7 @@ export const ALL_OPERATIONS: readonly OperationDef[] = [
   ...MESSAGE_OPERATIONS,
   ...PROVENANCE_OPERATIONS,
   ...ADOPT_OPERATIONS,
+  ...UI_OPERATIONS,
 ];
 
 export const OPERATIONS = operationMap(ALL_OPERATIONS);

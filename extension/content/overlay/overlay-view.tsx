@@ -1,0 +1,130 @@
+// The in-page overlay (spec 17.3): a collapsed badge with the worker's state in words, and a drawer with name,
+// state, attempt, resumes, last progress, Auto Resume, Pause / Continue now / Stop worker and recent events.
+// It sits in the top-right corner, away from the composer (bottom centre), and acts on trusted events only.
+import type { JSX } from "preact";
+import { useRef, useState } from "preact/hooks";
+import { Announcer, EventGuard, Root, StateChip, useGuarded, WorkerControls } from "../../ui/components.tsx";
+import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
+import { useLive } from "../../ui/live.ts";
+import type { UiClient } from "../../ui/ui-client.ts";
+import { workerDetailSchema, type WorkerView } from "../../ui/view-models.ts";
+
+export interface OverlayProps {
+  readonly client: UiClient;
+  readonly workerId: string;
+  readonly now: () => number;
+  /** Which events count; the content script passes `e.isTrusted` so page scripts cannot click for the user. */
+  readonly acceptEvent: (e: Event) => boolean;
+}
+
+/** Spec 17.3's collapsed forms: "● Working · Attempt 4", "↻ Continuing · Attempt 5", "! Needs you", … */
+export function collapsedText(w: WorkerView): string {
+  const words = w.label === "Resuming" ? "Continuing" : stateWords(w);
+  const attempt =
+    (w.label === "Working" || w.label === "Resuming") && w.attempt ? ` · Attempt ${w.attempt.seq}` : "";
+  return `${words}${attempt}`;
+}
+
+export function Overlay(props: OverlayProps): JSX.Element {
+  return (
+    <EventGuard.Provider value={props.acceptEvent}>
+      <OverlayBody {...props} />
+    </EventGuard.Provider>
+  );
+}
+
+function OverlayBody(props: OverlayProps): JSX.Element {
+  const { client } = props;
+  const [open, setOpen] = useState(false);
+  const badgeRef = useRef<HTMLButtonElement>(null);
+  const detail = useLive(
+    client,
+    "ui_worker_detail",
+    { workerId: props.workerId, recentEvents: 8 },
+    workerDetailSchema,
+  );
+  const connected = client.status.value?.connection === "connected";
+  const w = detail.data?.worker;
+  const toggle = useGuarded(() => setOpen((o) => !o));
+  const close = useGuarded((e: KeyboardEvent) => {
+    if (e.key !== "Escape") return;
+    setOpen(false);
+    badgeRef.current?.focus();
+  });
+  const facts = new Map<string, string>(w ? [["state", `Orchestrator: ${stateWords(w)}`]] : []);
+  return (
+    <Root testId="overlay">
+      <div class="orc-overlay" onKeyDown={close}>
+        <Announcer facts={facts} />
+        <button
+          ref={badgeRef}
+          type="button"
+          class="orc-badge"
+          aria-expanded={open}
+          aria-controls="orc-drawer"
+          data-testid="overlay-badge"
+          onClick={toggle}
+        >
+          {w ? (
+            <>
+              <span aria-hidden="true">{STATE_ICON[w.label]} </span>
+              {collapsedText(w)}
+              {w.policy.mode === "auto" ? " · Auto Resume" : ""}
+            </>
+          ) : connected ? (
+            "Orchestrated"
+          ) : (
+            "Orchestrator offline"
+          )}
+        </button>
+        {open ? (
+          <div
+            id="orc-drawer"
+            class="orc-drawer card"
+            role="region"
+            aria-label="Orchestrator"
+            data-testid="overlay-drawer"
+          >
+            {!connected ? (
+              <p role="alert">The orchestrator host is not connected; controls are unavailable.</p>
+            ) : null}
+            {detail.error && connected ? <p role="alert">{detail.error.message}</p> : null}
+            {w && connected ? (
+              <>
+                <div class="spread">
+                  <h3>{workerName(w)}</h3>
+                  <StateChip worker={w} />
+                </div>
+                <dl class="counts">
+                  <dt>Attempt</dt>
+                  <dd>{attemptLine(w)}</dd>
+                  <dt>Last progress</dt>
+                  <dd>{ago(w.lastProgressAt, props.now())}</dd>
+                  <dt>Auto Resume</dt>
+                  <dd>{w.policy.mode === "auto" ? "On" : "Off"}</dd>
+                </dl>
+                <WorkerControls client={client} worker={w} />
+                <h3>Recent events</h3>
+                <ol data-testid="overlay-events">
+                  {(detail.data?.events ?? []).map((e) => (
+                    <li key={e.seq}>
+                      {clock(e.at)} {eventWords(e.type)}
+                    </li>
+                  ))}
+                </ol>
+              </>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </Root>
+  );
+}
+
+/** Positioning of the overlay: top right, under ChatGPT's header, never over the composer at the bottom. */
+export const OVERLAY_CSS = `
+.orc-overlay { position: fixed; top: 64px; right: 16px; z-index: 2147483000; max-width: 340px;
+  display: flex; flex-direction: column; align-items: flex-end; gap: 6px; }
+.orc-badge { border-radius: 999px !important; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
+.orc-drawer { background: #fff; max-height: 50vh; overflow: auto; width: 320px; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
+`;

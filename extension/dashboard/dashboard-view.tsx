@@ -1,0 +1,432 @@
+// The operator dashboard (spec 17.4, 17.5, 16.4): runs and run controls, Needs-you items to answer, stall
+// warnings with their recovery actions, the worker table, a worker drill-down (attempts and event trail) and
+// diagnostics. Everything is read live from the host; nothing is kept in extension storage.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import {
+  act,
+  ActionButton,
+  Announcer,
+  ConfirmButton,
+  ConnectionBanner,
+  ConnectionChip,
+  connectionWords,
+  Root,
+  StateChip,
+  WorkerControls,
+} from "../ui/components.tsx";
+import { ago, attemptLine, clock, eventWords, stateWords, workerName } from "../ui/format.ts";
+import { useLive } from "../ui/live.ts";
+import type { UiClient } from "../ui/ui-client.ts";
+import {
+  runGetSchema,
+  runListSchema,
+  workerDetailSchema,
+  type RunView,
+  type WorkerView,
+} from "../ui/view-models.ts";
+
+export interface DashboardProps {
+  readonly client: UiClient;
+  readonly now: () => number;
+}
+
+const RUN_LIST = { includeEnded: true };
+
+export function Dashboard(props: DashboardProps): JSX.Element {
+  const { client } = props;
+  const status = client.status.value;
+  const connected = status?.connection === "connected";
+  const runs = useLive(client, "run_list", RUN_LIST, runListSchema);
+  const [chosenRun, setChosenRun] = useState<string | null>(null);
+  const list = runs.data?.runs ?? [];
+  const runId = chosenRun ?? list.find((r) => r.status === "active")?.id ?? list[0]?.id ?? null;
+  const detail = useLive(client, runId === null ? null : "run_get", { runId }, runGetSchema);
+  const [workerId, setWorkerId] = useState<string | null>(null);
+  const workers = runId !== null && detail.data?.run.id === runId ? detail.data.workers : [];
+  const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);
+  for (const w of workers) facts.set(w.id, `${workerName(w)}: ${stateWords(w)}`);
+  return (
+    <Root testId="dashboard">
+      <header class="spread">
+        <h1>ChatGPT Orchestrator — Dashboard</h1>
+        <ConnectionChip status={status} />
+      </header>
+      <Announcer facts={facts} />
+      <ConnectionBanner client={client} />
+      {connected && runs.error ? <p role="alert">Could not list runs: {runs.error.message}</p> : null}
+      {connected ? (
+        <>
+          <RunList runs={list} selected={runId} select={setChosenRun} />
+          {detail.data && detail.data.run.id === runId ? (
+            <>
+              <RunControls client={client} run={detail.data.run} />
+              <NeedsYou client={client} workers={workers} />
+              <StallWarnings client={client} workers={workers} />
+              <WorkerTable
+                client={client}
+                run={detail.data.run}
+                workers={workers}
+                now={props.now}
+                select={setWorkerId}
+              />
+              {workerId !== null && workers.some((w) => w.id === workerId) ? (
+                <WorkerDrillDown client={client} workerId={workerId} close={() => setWorkerId(null)} />
+              ) : null}
+            </>
+          ) : null}
+        </>
+      ) : null}
+      <Diagnostics client={client} />
+    </Root>
+  );
+}
+
+function RunList(props: {
+  runs: readonly RunView[];
+  selected: string | null;
+  select: (id: string) => void;
+}): JSX.Element {
+  return (
+    <section aria-labelledby="runs-title">
+      <h2 id="runs-title">Runs</h2>
+      {props.runs.length === 0 ? (
+        <p class="muted">No runs yet. An agent creates one with run_create.</p>
+      ) : null}
+      <ul class="row" style="list-style:none;padding:0;margin:0" data-testid="runs">
+        {props.runs.map((r) => (
+          <li key={r.id}>
+            <button
+              type="button"
+              aria-pressed={r.id === props.selected}
+              data-testid="run"
+              onClick={() => props.select(r.id)}
+            >
+              {r.name} · {r.status === "active" ? "active" : r.status}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Spec 17.5: Auto Resume for unfinished workers, pause all, resume all, and the destructive Stop run. */
+function RunControls(props: { client: UiClient; run: RunView }): JSX.Element {
+  const { client, run } = props;
+  const on = run.defaultPolicy.mode === "auto";
+  const active = run.status === "active";
+  return (
+    <section aria-labelledby="run-title" data-testid="run-controls">
+      <h2 id="run-title">Run: {run.name}</h2>
+      {run.objective ? <p class="muted">{run.objective}</p> : null}
+      <div class="row">
+        <span id="run-ar-label">Auto Resume unfinished workers</span>
+        <ActionButton
+          label={on ? "On" : "Off"}
+          labelId="run-ar-state"
+          labelledBy="run-ar-label run-ar-state"
+          checked={on}
+          class="switch"
+          testId="run-auto-resume"
+          disabled={!active}
+          run={() =>
+            act(client, "run_continuation_set_default", {
+              runId: run.id,
+              patch: { mode: on ? "manual" : "auto" },
+            })
+          }
+        />
+        <ActionButton
+          label="Pause all after current turns"
+          testId="pause-all"
+          disabled={!active}
+          run={() => act(client, "run_pause_all", { runId: run.id })}
+        />
+        <ActionButton
+          label="Resume all unfinished"
+          testId="resume-all"
+          disabled={!active}
+          run={() => act(client, "run_resume_all", { runId: run.id })}
+        />
+        <ConfirmButton
+          label="Stop run"
+          question={`Stop the run "${run.name}"? Every unfinished worker is stopped; this cannot be undone.`}
+          testId="stop-run"
+          disabled={!active}
+          run={() => act(client, "run_stop", { runId: run.id, reason: "stopped by the operator" })}
+        />
+      </div>
+    </section>
+  );
+}
+
+function NeedsYou(props: { client: UiClient; workers: readonly WorkerView[] }): JSX.Element | null {
+  const items = props.workers.filter((w) => w.label === "Needs you" && w.wait?.kind === "human");
+  if (items.length === 0) return null;
+  return (
+    <section aria-labelledby="needs-title" data-testid="needs-you">
+      <h2 id="needs-title">Needs you ({items.length})</h2>
+      {items.map((w) => (
+        <NeedsYouItem key={w.id} client={props.client} worker={w} />
+      ))}
+    </section>
+  );
+}
+
+function NeedsYouItem(props: { client: UiClient; worker: WorkerView }): JSX.Element | null {
+  const { client, worker: w } = props;
+  const [answer, setAnswer] = useState("");
+  if (w.wait?.kind !== "human") return null;
+  const id = `answer-${w.id}`;
+  const resolve = (text: string | undefined) =>
+    act(client, "human_resolve", { workerId: w.id, ...(text ? { answer: text } : {}) });
+  return (
+    <div class="card" data-testid="needs-you-item" data-worker-id={w.id}>
+      <h3>
+        <span aria-hidden="true">! </span>
+        {workerName(w)} <span class="muted">{w.path}</span>
+      </h3>
+      <p>
+        <strong>Question:</strong> {w.wait.question}
+      </p>
+      {w.wait.reason ? <p class="muted">Why: {w.wait.reason}</p> : null}
+      {w.wait.choices && w.wait.choices.length > 0 ? (
+        <div class="row" role="group" aria-label="Choices">
+          {w.wait.choices.map((c) => (
+            <ActionButton key={c} label={c} testId="choice" run={() => resolve(c)} />
+          ))}
+        </div>
+      ) : null}
+      <label for={id}>Your answer</label>
+      <textarea
+        id={id}
+        rows={2}
+        style="width:100%"
+        value={answer}
+        onInput={(e) => setAnswer(e.currentTarget.value)}
+        data-testid="answer"
+      />
+      <div class="row">
+        <ActionButton
+          label="Send answer"
+          testId="send-answer"
+          class="primary"
+          disabled={answer.trim() === ""}
+          run={() => resolve(answer.trim())}
+        />
+        <ActionButton label="Resolve without answer" testId="resolve" run={() => resolve(undefined)} />
+      </div>
+    </div>
+  );
+}
+
+/** Spec 16.4: Continue anyway / Pause / Open conversation / Stop worker, for warned and stall-paused workers. */
+function StallWarnings(props: { client: UiClient; workers: readonly WorkerView[] }): JSX.Element | null {
+  const { client } = props;
+  const items = props.workers.filter(
+    (w) => w.status === "active" && (w.label === "Stalled" || w.stallWarning),
+  );
+  if (items.length === 0) return null;
+  return (
+    <section aria-labelledby="stall-title" data-testid="stalls">
+      <h2 id="stall-title">Stall warnings ({items.length})</h2>
+      {items.map((w) => (
+        <div class="warn" key={w.id} data-testid="stall-item" data-worker-id={w.id}>
+          <p>
+            <span aria-hidden="true">⚠ </span>
+            <strong>{workerName(w)}</strong>: {w.noProgressAttempts} turns without progress
+            {w.label === "Stalled" ? " — paused for stall" : " — still running"}.
+          </p>
+          <div class="row">
+            <ActionButton
+              label="Continue anyway"
+              testId="continue-anyway"
+              run={() => act(client, "worker_resume", { workerId: w.id })}
+            />
+            {w.label !== "Stalled" ? (
+              <ActionButton
+                label="Pause"
+                testId="stall-pause"
+                run={() => act(client, "worker_pause", { workerId: w.id })}
+              />
+            ) : null}
+            <button
+              type="button"
+              data-testid="open-conversation"
+              onClick={() => client.openConversation(w.id, w.conversation.url)}
+            >
+              Open conversation
+            </button>
+            <ConfirmButton
+              label="Stop worker"
+              question={`Stop ${workerName(w)} for good? This cannot be undone.`}
+              testId="stall-stop"
+              run={() => act(client, "worker_stop", { workerId: w.id, reason: "stopped after a stall" })}
+            />
+          </div>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function WorkerTable(props: {
+  client: UiClient;
+  run: RunView;
+  workers: readonly WorkerView[];
+  now: () => number;
+  select: (id: string) => void;
+}): JSX.Element {
+  return (
+    <section aria-labelledby="workers-title">
+      <h2 id="workers-title">Workers</h2>
+      <table data-testid="worker-table">
+        <thead>
+          <tr>
+            <th scope="col">Worker</th>
+            <th scope="col">State</th>
+            <th scope="col">Disposition</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Last progress</th>
+            <th scope="col">Auto Resume</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.workers.map((w) => {
+            const override = w.policyOverride.mode !== undefined;
+            return (
+              <tr key={w.id} data-testid="worker-row" data-worker-id={w.id}>
+                <th scope="row">
+                  <button type="button" data-testid="drill-down" onClick={() => props.select(w.id)}>
+                    {workerName(w)}
+                  </button>
+                  <div class="muted">{w.path}</div>
+                </th>
+                <td>
+                  <StateChip worker={w} />
+                </td>
+                <td>{w.disposition.replace(/_/g, " ")}</td>
+                <td>{attemptLine(w)}</td>
+                <td>{ago(w.lastProgressAt, props.now())}</td>
+                <td data-testid="policy">
+                  {override ? (
+                    <span class="override">
+                      {w.policy.mode === "auto" ? "On" : "Off"} (worker override; run default{" "}
+                      {props.run.defaultPolicy.mode === "auto" ? "On" : "Off"})
+                    </span>
+                  ) : (
+                    <span>{w.policy.mode === "auto" ? "On" : "Off"} (run default)</span>
+                  )}
+                </td>
+                <td>
+                  <WorkerControls client={props.client} worker={w} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () => void }): JSX.Element {
+  const detail = useLive(
+    props.client,
+    "ui_worker_detail",
+    { workerId: props.workerId, recentEvents: 50 },
+    workerDetailSchema,
+  );
+  const d = detail.data;
+  return (
+    <section aria-labelledby="drill-title" data-testid="drill">
+      <div class="spread">
+        <h2 id="drill-title">Worker {d ? workerName(d.worker) : ""}</h2>
+        <button type="button" onClick={props.close}>
+          Close details
+        </button>
+      </div>
+      {detail.error ? <p role="alert">{detail.error.message}</p> : null}
+      {d ? (
+        <>
+          <p>
+            <StateChip worker={d.worker} /> · {attemptLine(d.worker)}
+            {d.worker.summary ? ` · ${d.worker.summary}` : ""}
+          </p>
+          {d.worker.pause ? <p>Paused: {d.worker.pause.reason}</p> : null}
+          <h3>Execution attempts</h3>
+          <table data-testid="attempts">
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Scheduled</th>
+                <th scope="col">Submitted</th>
+                <th scope="col">Ended</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Prompt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.attempts.map((a) => (
+                <tr key={a.seq}>
+                  <td>{a.seq}</td>
+                  <td>{a.reason.replace(/_/g, " ")}</td>
+                  <td>{clock(a.scheduledAt)}</td>
+                  <td>{clock(a.submittedAt)}</td>
+                  <td>{clock(a.terminalAt)}</td>
+                  <td>
+                    {a.outcome ?? a.state}
+                    {a.errorCode ? ` (${a.errorCode})` : ""}
+                  </td>
+                  <td>{a.promptId}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h3>Event trail</h3>
+          <ol data-testid="events">
+            {d.events.map((e) => (
+              <li key={e.seq}>
+                {clock(e.at)} — {eventWords(e.type)}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Diagnostics(props: { client: UiClient }): JSX.Element {
+  const s = props.client.status.value;
+  return (
+    <section aria-labelledby="diag-title" data-testid="diagnostics">
+      <h2 id="diag-title">Diagnostics</h2>
+      <dl class="counts">
+        <dt>Connection</dt>
+        <dd>{connectionWords(s).text}</dd>
+        <dt>Host version</dt>
+        <dd>{s?.hostVersion ?? "unknown"}</dd>
+        <dt>Executor</dt>
+        <dd>
+          {s?.executorId ?? "—"} ({s?.browser ?? "?"}, extension {s?.extensionVersion ?? "?"})
+        </dd>
+        <dt>Managed tabs</dt>
+        <dd data-testid="bindings">{s?.bindings.filter((b) => b.state === "bound").length ?? 0}</dd>
+      </dl>
+      {s && s.bindings.length > 0 ? (
+        <ul>
+          {s.bindings.map((b) => (
+            <li key={b.workerId}>
+              {b.state} · {b.url ?? "new chat"}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {s?.error ? <p>Last connection problem: {s.error}</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,172 @@
+// The toolbar popup (spec 17.2): is the orchestrator connected, is Auto Resume on, which workers are working,
+// resuming or blocked, does anything need me, and what is this tab's worker doing — at a glance.
+import type { JSX } from "preact";
+import {
+  act,
+  ActionButton,
+  Announcer,
+  ConnectionBanner,
+  ConnectionChip,
+  connectionWords,
+  Root,
+  StateChip,
+  WorkerControls,
+} from "../ui/components.tsx";
+import { ago, attemptLine, workerName } from "../ui/format.ts";
+import { useLive } from "../ui/live.ts";
+import type { UiClient } from "../ui/ui-client.ts";
+import { countsOf, summarySchema, type RunView, type WorkerView } from "../ui/view-models.ts";
+
+export interface PopupProps {
+  readonly client: UiClient;
+  /** Opens an extension page (dashboard or options) in a tab. */
+  readonly openPage: (page: "dashboard" | "options") => void;
+  readonly now: () => number;
+}
+
+/** Auto Resume across the active runs: on, off, or mixed (some runs each way). */
+function autoResumeOf(runs: readonly RunView[]): "on" | "off" | "mixed" | "none" {
+  if (runs.length === 0) return "none";
+  const on = runs.filter((r) => r.defaultPolicy.mode === "auto").length;
+  return on === runs.length ? "on" : on === 0 ? "off" : "mixed";
+}
+
+export function Popup(props: PopupProps): JSX.Element {
+  const { client } = props;
+  const status = client.status.value;
+  const summary = useLive(client, "ui_summary", {}, summarySchema);
+  const data = summary.data;
+  const connected = status?.connection === "connected";
+  const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);
+  for (const w of data?.workers ?? []) facts.set(w.id, `${workerName(w)}: ${w.label}`);
+  return (
+    <Root testId="popup">
+      <header class="spread">
+        <h1>ChatGPT Orchestrator</h1>
+        <ConnectionChip status={status} />
+      </header>
+      <Announcer facts={facts} />
+      <ConnectionBanner client={client} />
+      {summary.error && connected ? (
+        <p role="alert" data-testid="load-error">
+          Could not read the orchestrator state: {summary.error.message}
+        </p>
+      ) : null}
+      {data && connected ? <Body {...props} runs={data.runs} workers={data.workers} /> : null}
+      {connected && !data && !summary.error ? <p class="muted">Loading…</p> : null}
+      <footer class="spread" style="margin-top:10px">
+        <button type="button" data-testid="open-dashboard" onClick={() => props.openPage("dashboard")}>
+          Open dashboard
+        </button>
+        <button type="button" data-testid="open-settings" onClick={() => props.openPage("options")}>
+          Settings
+        </button>
+      </footer>
+    </Root>
+  );
+}
+
+function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly WorkerView[] }): JSX.Element {
+  const { client, runs, workers } = props;
+  const mode = autoResumeOf(runs);
+  const counts = countsOf(workers);
+  const tabWorker = workers.find((w) => w.id === client.status.value?.tabWorkerId);
+  const setAll = async (target: "auto" | "manual") => {
+    for (const r of runs) {
+      const e = await act(client, "run_continuation_set_default", { runId: r.id, patch: { mode: target } });
+      if (e) return e;
+    }
+    return undefined;
+  };
+  return (
+    <>
+      <section aria-labelledby="ec-title">
+        <h2 id="ec-title">Execution continuity</h2>
+        <div class="spread">
+          <span id="ar-label">Auto Resume</span>
+          <AutoResumeSwitch mode={mode} set={setAll} />
+        </div>
+        <p class="muted" id="ar-help">
+          Keep unfinished workers running across ChatGPT turn boundaries.
+          {mode === "mixed" ? " Some runs have it on, some off." : ""}
+          {mode === "none" ? " No active run." : ""}
+        </p>
+        <dl class="counts" data-testid="counts">
+          <dt>Active workers</dt>
+          <dd data-testid="count-active">{counts.active}</dd>
+          <dt>Working</dt>
+          <dd data-testid="count-working">{counts.working}</dd>
+          <dt>Resuming</dt>
+          <dd data-testid="count-resuming">{counts.resuming}</dd>
+          <dt>Needs you</dt>
+          <dd data-testid="count-needs-you">{counts.needsYou}</dd>
+          {counts.stalled > 0 ? (
+            <>
+              <dt>Paused for stall</dt>
+              <dd data-testid="count-stalled">{counts.stalled}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <section aria-labelledby="workers-title">
+        <h2 id="workers-title">Workers</h2>
+        {workers.length === 0 ? <p class="muted">No unfinished workers.</p> : null}
+        <ul style="list-style:none;padding:0;margin:0">
+          {workers.map((w) => (
+            <li class="card" key={w.id} data-testid="worker" data-worker-id={w.id}>
+              <div class="spread">
+                <h3>{workerName(w)}</h3>
+                <StateChip worker={w} />
+              </div>
+              <p class="muted">
+                {w.path} · last progress {ago(w.lastProgressAt, props.now())}
+              </p>
+              <p>{attemptLine(w)}</p>
+              {w.label === "Needs you" && w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
+              <WorkerControls client={client} worker={w} show={{ continueNow: false, stop: false }} />
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="tab-title" data-testid="current-tab">
+        <h2 id="tab-title">Current conversation</h2>
+        {tabWorker ? (
+          <div class="card">
+            <div class="spread">
+              <h3>{workerName(tabWorker)}</h3>
+              <StateChip worker={tabWorker} />
+            </div>
+            <p class="muted">{tabWorker.path}</p>
+            <p>
+              Auto Resume {tabWorker.policy.mode === "auto" ? "on" : "off"}
+              {tabWorker.policyOverride.mode !== undefined ? " (this worker's own setting)" : ""}
+            </p>
+            <WorkerControls client={client} worker={tabWorker} show={{ stop: false }} />
+          </div>
+        ) : (
+          <p class="muted">This tab is not a managed conversation.</p>
+        )}
+      </section>
+    </>
+  );
+}
+
+function AutoResumeSwitch(props: {
+  mode: "on" | "off" | "mixed" | "none";
+  set: (target: "auto" | "manual") => Promise<string | undefined>;
+}): JSX.Element {
+  const on = props.mode === "on";
+  return (
+    <ActionButton
+      label={props.mode === "mixed" ? "Mixed" : on ? "On" : "Off"}
+      labelId="ar-state"
+      testId="auto-resume"
+      class="switch"
+      disabled={props.mode === "none"}
+      describedBy="ar-help"
+      labelledBy="ar-label ar-state"
+      checked={on}
+      run={() => props.set(on ? "manual" : "auto")}
+    />
+  );
+}

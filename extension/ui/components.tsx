@@ -1,0 +1,286 @@
+// Shared pieces of every view: the root with its stylesheet, state and connection chips, the connection banner
+// with its fix, buttons that run an operation and show its error, a confirmed destructive button, the worker
+// controls (Pause / Resume / Continue now / Stop worker) and a polite live region for meaningful changes only.
+import { createContext, type ComponentChildren, type JSX } from "preact";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { STATE_ICON, stateWords } from "./format.ts";
+import { UI_CSS } from "./styles.ts";
+import type { UiClient } from "./ui-client.ts";
+import type { UiStatus } from "./ui-protocol.ts";
+import type { WorkerView } from "./view-models.ts";
+
+/**
+ * Which input events a control acts on. Extension pages run only our code, so every event counts; the overlay
+ * lives in chatgpt.com, whose scripts could synthesise clicks, so it accepts only trusted (user) events.
+ */
+export const EventGuard = createContext<(e: Event) => boolean>(() => true);
+
+/** Wraps a handler so it runs only for events the guard accepts. */
+export function useGuarded<E extends Event>(fn: (e: E) => void): (e: E) => void {
+  const accept = useContext(EventGuard);
+  return (e) => {
+    if (accept(e)) fn(e);
+  };
+}
+
+export function Root(props: { children: ComponentChildren; testId: string }): JSX.Element {
+  return (
+    <div class="orc-root" data-testid={props.testId}>
+      <style>{UI_CSS}</style>
+      {props.children}
+    </div>
+  );
+}
+
+export function StateChip(props: { worker: Pick<WorkerView, "label"> }): JSX.Element {
+  const slug = props.worker.label.toLowerCase().replace(/\s+/g, "-");
+  return (
+    <span class={`state state-${slug}`} data-testid="state" data-state={props.worker.label}>
+      <span aria-hidden="true">{STATE_ICON[props.worker.label]}</span>
+      {stateWords(props.worker)}
+    </span>
+  );
+}
+
+/** What the connection is, in words (spec 17.2 question 1). */
+export function connectionWords(status: UiStatus | null): { icon: string; text: string; ok: boolean } {
+  switch (status?.connection) {
+    case undefined:
+      return { icon: "…", text: "Starting…", ok: false };
+    case "connected":
+      return { icon: "●", text: "Live", ok: true };
+    case "connecting":
+      return { icon: "…", text: "Connecting…", ok: false };
+    case "reconnecting":
+      return { icon: "↻", text: "Reconnecting…", ok: false };
+    case "host-not-installed":
+      return { icon: "✕", text: "Host not installed", ok: false };
+    case "incompatible":
+      return { icon: "✕", text: "Host needs an update", ok: false };
+  }
+}
+
+export function ConnectionChip(props: { status: UiStatus | null }): JSX.Element {
+  const c = connectionWords(props.status);
+  return (
+    <span class={`conn ${c.ok ? "conn-connected" : "conn-problem"}`} data-testid="connection">
+      <span aria-hidden="true">{c.icon}</span>
+      {c.text}
+    </span>
+  );
+}
+
+/** Shown while the host is not reachable: what is wrong, how to fix it, and a way to retry now. */
+export function ConnectionBanner(props: { client: UiClient }): JSX.Element | null {
+  const status = props.client.status.value;
+  if (status?.connection === "connected") return null;
+  const c = connectionWords(status);
+  let fix: ComponentChildren = "Nothing you see here is stale: it reappears as soon as the host answers.";
+  if (status?.connection === "host-not-installed")
+    fix = (
+      <>
+        Run <code>npx orchestrator install</code> in the project, then choose Reconnect.
+      </>
+    );
+  if (status?.connection === "incompatible") fix = status.error ?? "Update the extension or the host.";
+  return (
+    <div class="banner" data-testid="connection-banner">
+      <p>
+        <strong>{c.text}</strong>
+        {status?.error && status.connection === "reconnecting" ? ` (${status.error})` : ""}
+      </p>
+      <p>{fix}</p>
+      <button type="button" onClick={() => props.client.retry()} disabled={status === null}>
+        Reconnect
+      </button>
+    </div>
+  );
+}
+
+/** Runs an operation; disabled while it runs; a refusal is shown next to it (role=alert), never swallowed. */
+export function ActionButton(props: {
+  label: string;
+  run: () => Promise<string | undefined>;
+  testId?: string;
+  disabled?: boolean;
+  class?: string;
+  describedBy?: string;
+  /** For a switch: role="switch" with aria-checked (the label still says On/Off in words). */
+  checked?: boolean;
+  labelledBy?: string;
+  /** Id of the label text itself (so a switch's name can include its On/Off word). */
+  labelId?: string;
+}): JSX.Element {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const onClick = useGuarded(() => {
+    setBusy(true);
+    setError(undefined);
+    void props.run().then((e) => {
+      setBusy(false);
+      setError(e);
+    });
+  });
+  return (
+    <span class="row">
+      <button
+        type="button"
+        class={props.class}
+        data-testid={props.testId}
+        disabled={busy || props.disabled}
+        aria-describedby={props.describedBy}
+        aria-labelledby={props.labelledBy}
+        role={props.checked === undefined ? undefined : "switch"}
+        aria-checked={props.checked}
+        onClick={onClick}
+      >
+        <span id={props.labelId}>{props.label}</span>
+      </button>
+      {error ? <span role="alert">{error}</span> : null}
+    </span>
+  );
+}
+
+/** A destructive action: the first press asks, the second (focused for the keyboard) does it; Escape cancels. */
+export function ConfirmButton(props: {
+  label: string;
+  question: string;
+  run: () => Promise<string | undefined>;
+  testId?: string;
+  disabled?: boolean;
+}): JSX.Element {
+  const [asking, setAsking] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  const restore = useRef(false);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+    // Back on the opener after Cancel/Escape, so the keyboard user is where they were.
+    else if (restore.current) openerRef.current?.focus();
+    restore.current = false;
+  }, [asking]);
+  const cancel = () => {
+    restore.current = true;
+    setAsking(false);
+  };
+  const open = useGuarded(() => setAsking(true));
+  const guardedCancel = useGuarded(cancel);
+  const onKeyDown = useGuarded((e: KeyboardEvent) => {
+    if (e.key === "Escape") cancel();
+  });
+  if (!asking)
+    return (
+      <button
+        ref={openerRef}
+        type="button"
+        class="danger"
+        data-testid={props.testId}
+        disabled={props.disabled}
+        onClick={open}
+      >
+        <span aria-hidden="true">■ </span>
+        {props.label}…
+      </button>
+    );
+  return (
+    <span class="row warn" role="group" aria-label={props.question} onKeyDown={onKeyDown}>
+      <span>{props.question}</span>
+      <ActionButton
+        label={`Yes, ${props.label.toLowerCase()}`}
+        class="danger"
+        testId={props.testId ? `${props.testId}-confirm` : undefined}
+        run={async () => {
+          const e = await props.run();
+          if (!e) setAsking(false);
+          return e;
+        }}
+      />
+      <button type="button" ref={confirmRef} onClick={guardedCancel} data-testid="confirm-cancel">
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/** Calls an operation and returns its refusal in words, or undefined when it went through. */
+export async function act(
+  client: UiClient,
+  op: string,
+  params: Record<string, unknown>,
+): Promise<string | undefined> {
+  const r = await client.callRaw(op, params);
+  return r.ok ? undefined : r.error.message;
+}
+
+/**
+ * Pause / Resume (Continue anyway for a stall) / Continue now / Stop worker for one worker. `Continue now` while
+ * the conversation is generating queues one turn for after it (spec 15.2), and says so on the button.
+ */
+export function WorkerControls(props: {
+  client: UiClient;
+  worker: WorkerView;
+  show?: { pause?: boolean; continueNow?: boolean; stop?: boolean };
+}): JSX.Element | null {
+  const { client, worker: w } = props;
+  const show = { pause: true, continueNow: true, stop: true, ...props.show };
+  if (w.status !== "active") return null;
+  const paused = w.label === "Paused" || w.label === "Stalled";
+  const waitingForPerson = w.label === "Needs you";
+  const generating = w.conversation.state === "generating";
+  return (
+    <div class="row" role="group" aria-label={`Controls for ${w.name || w.path}`}>
+      {show.pause && !paused ? (
+        <ActionButton
+          label="Pause"
+          testId="pause"
+          run={() => act(client, "worker_pause", { workerId: w.id })}
+        />
+      ) : null}
+      {show.pause && paused ? (
+        <ActionButton
+          label={w.label === "Stalled" ? "Continue anyway" : "Resume"}
+          testId="resume"
+          run={() => act(client, "worker_resume", { workerId: w.id })}
+        />
+      ) : null}
+      {show.continueNow && !waitingForPerson && w.label !== "Waiting" ? (
+        <ActionButton
+          label={generating ? "Continue after this turn" : "Continue now"}
+          testId="continue-now"
+          disabled={w.pendingContinuation !== null && w.label === "Resuming"}
+          run={() => act(client, "worker_continue_now", { workerId: w.id, clearPause: true })}
+        />
+      ) : null}
+      {show.stop ? (
+        <ConfirmButton
+          label="Stop worker"
+          question={`Stop ${w.name || w.path} for good? This cannot be undone.`}
+          testId="stop-worker"
+          run={() => act(client, "worker_stop", { workerId: w.id, reason: "stopped by the operator" })}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A polite live region that speaks only when something meaningful changed: the connection, or a worker's
+ * state in words. Re-renders with the same facts say nothing.
+ */
+export function Announcer(props: { facts: ReadonlyMap<string, string> }): JSX.Element {
+  const previous = useRef<ReadonlyMap<string, string> | null>(null);
+  const [text, setText] = useState("");
+  const signature = JSON.stringify([...props.facts]);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = props.facts;
+    if (before === null) return; // the first render is what the person is looking at, not a change
+    const changed = [...props.facts].filter(([k, v]) => before.get(k) !== v).map(([, v]) => v);
+    if (changed.length > 0) setText(changed.join(". "));
+  }, [signature]); // the signature stands for the facts: a new Map with the same content is no change
+  return (
+    <div class="sr-only" role="status" aria-live="polite" data-testid="announcer">
+      {text}
+    </div>
+  );
+}

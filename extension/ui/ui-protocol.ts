@@ -1,0 +1,129 @@
+// Messages between the extension's views (popup, dashboard, options, in-page overlay) and the background, over a
+// runtime port, as zod schemas both sides parse. Views never talk to the host directly: the background forwards
+// their calls as `ui.request` on the native port and pushes `ui.changed` and connection health back.
+import { z } from "zod";
+import { errorSchema } from "../../shared/error-codes.ts";
+
+/** Port names: extension pages, and the overlay's content-script port (restricted to its tab's worker). */
+export const UI_PORT = "orchestrator.ui";
+export const OVERLAY_PORT = "orchestrator.overlay";
+
+/** Operations an extension page may call (the operator's actions and reads; never a worker's own reports). */
+export const PAGE_OPERATIONS = [
+  "ui_summary",
+  "ui_worker_detail",
+  "run_list",
+  "run_get",
+  "run_stop",
+  "run_pause_all",
+  "run_resume_all",
+  "run_continuation_set_default",
+  "worker_list",
+  "worker_get",
+  "worker_pause",
+  "worker_resume",
+  "worker_continue_now",
+  "worker_stop",
+  "worker_continuation_get",
+  "worker_continuation_set",
+  "human_resolve",
+  "events_list",
+] as const;
+
+/** The overlay may read and control only the worker bound to its own tab. */
+export const OVERLAY_OPERATIONS = [
+  "ui_worker_detail",
+  "worker_pause",
+  "worker_resume",
+  "worker_continue_now",
+  "worker_stop",
+] as const;
+
+export const localPrefsSchema = z
+  .object({
+    /** Show the in-page overlay in managed tabs (spec 17.3: can be hidden globally). */
+    overlay: z.boolean(),
+    /** Desktop notification when a worker starts to need a person or is paused for a stall. */
+    notifications: z.boolean(),
+  })
+  .strict();
+export type LocalPrefs = z.infer<typeof localPrefsSchema>;
+export const DEFAULT_LOCAL_PREFS: LocalPrefs = { overlay: true, notifications: false };
+
+const connectionStatus = z.enum([
+  "connecting",
+  "connected",
+  "reconnecting",
+  "host-not-installed",
+  "incompatible",
+]);
+export type ConnectionStatus = z.infer<typeof connectionStatus>;
+
+export const uiStatusSchema = z
+  .object({
+    connection: connectionStatus,
+    error: z.string().max(2_000).optional(),
+    nextRetryAt: z.number().optional(),
+    hostVersion: z.string().max(50).optional(),
+    executorId: z.string().max(200),
+    browser: z.string().max(50),
+    extensionVersion: z.string().max(50),
+    prefs: localPrefsSchema,
+    /** Tabs generating now, and this browser's limit. */
+    generating: z.number().int().nonnegative(),
+    maxGenerating: z.number().int().positive(),
+    /** The worker bound to the active tab (popup) or to the overlay's own tab; null when there is none. */
+    tabWorkerId: z.string().max(200).nullable(),
+    /** Managed tabs this browser holds: worker id → binding state (diagnostics). */
+    bindings: z
+      .array(z.object({ workerId: z.string(), state: z.string(), url: z.string().optional() }).strict())
+      .max(1_000),
+  })
+  .strict();
+export type UiStatus = z.infer<typeof uiStatusSchema>;
+
+// ── view → background ───────────────────────────────────────────────────────────────────────────
+
+export const viewMessageSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("call"),
+      id: z.number().int().nonnegative(),
+      op: z.string().min(1).max(100),
+      params: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+  /** Try the native port again now (the "Reconnect" button). */
+  z.object({ type: z.literal("retry") }).strict(),
+  z.object({ type: z.literal("prefs.set"), prefs: localPrefsSchema.partial().strict() }).strict(),
+  /** This browser's limit of tabs generating at once (an executor setting, spec 19). */
+  z.object({ type: z.literal("concurrency.set"), maxGenerating: z.number().int().min(1).max(20) }).strict(),
+  /** Bring the worker's conversation tab to the front, or open its URL. */
+  z
+    .object({
+      type: z.literal("open-conversation"),
+      workerId: z.string().min(1).max(200),
+      /** The host's last known URL, opened in a new tab when no tab holds the worker (chatgpt.com only). */
+      url: z.string().max(2_000).optional(),
+    })
+    .strict(),
+]);
+export type ViewMessage = z.infer<typeof viewMessageSchema>;
+
+// ── background → view ───────────────────────────────────────────────────────────────────────────
+
+export const backgroundToViewSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("status"), status: uiStatusSchema }).strict(),
+  z
+    .object({
+      type: z.literal("result"),
+      id: z.number().int().nonnegative(),
+      ok: z.boolean(),
+      result: z.unknown().optional(),
+      error: errorSchema.optional(),
+    })
+    .strict(),
+  /** Durable state changed on the host: re-read what is shown. */
+  z.object({ type: z.literal("changed"), eventSeq: z.number().int().nonnegative() }).strict(),
+]);
+export type BackgroundToView = z.infer<typeof backgroundToViewSchema>;

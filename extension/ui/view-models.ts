@@ -1,0 +1,138 @@
+// What the views read from the host's operations (ui_summary, ui_worker_detail), as zod schemas: a result is
+// parsed before it is shown, so a host of another version shows an error instead of a half-drawn view.
+import { z } from "zod";
+import { continuationPolicySchema, policyPatchSchema } from "../../shared/continuation-policy.ts";
+
+/** Spec 17.1 words, as the host's views.ts produces them. */
+export const stateLabelSchema = z.enum([
+  "Working",
+  "Resuming",
+  "Needs you",
+  "Waiting",
+  "Paused",
+  "Stalled",
+  "Idle",
+  "Complete",
+  "Failed",
+  "Stopped",
+]);
+export type StateLabel = z.infer<typeof stateLabelSchema>;
+
+const waitSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("human"),
+    reason: z.string(),
+    question: z.string(),
+    requestedAt: z.number(),
+    choices: z.array(z.string()).optional(),
+    context: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("dependency"),
+    condition: z.string(),
+    onWorkerIds: z.array(z.string()),
+    requestedAt: z.number(),
+  }),
+]);
+
+export const workerViewSchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  path: z.string(),
+  name: z.string(),
+  objective: z.string(),
+  status: z.string(),
+  disposition: z.string(),
+  label: stateLabelSchema,
+  summary: z.string().nullable(),
+  attempt: z.object({ seq: z.number(), reason: z.string(), state: z.string() }).nullable(),
+  autoResumes: z.number(),
+  lastProgressAt: z.number().nullable(),
+  noProgressAttempts: z.number(),
+  stallWarning: z.boolean(),
+  conversation: z.object({
+    state: z.string(),
+    binding: z.string(),
+    url: z.string().nullable(),
+    reportedStatus: z.string().nullable(),
+  }),
+  wait: waitSchema.nullable(),
+  pause: z
+    .object({ source: z.string(), reason: z.string(), at: z.number(), errorCode: z.string().optional() })
+    .nullable(),
+  pendingContinuation: z.object({ reasons: z.array(z.string()), since: z.number() }).nullable(),
+  policy: continuationPolicySchema,
+  policyOverride: policyPatchSchema,
+  unreadMessages: z.number(),
+});
+export type WorkerView = z.infer<typeof workerViewSchema>;
+
+export const runViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  objective: z.string(),
+  status: z.string(),
+  createdAt: z.number(),
+  endedAt: z.number().nullable(),
+  defaultPolicy: continuationPolicySchema,
+  counts: z.record(z.string(), z.number()),
+});
+export type RunView = z.infer<typeof runViewSchema>;
+
+export const summarySchema = z.object({
+  runs: z.array(runViewSchema),
+  workers: z.array(workerViewSchema),
+  eventSeq: z.number(),
+});
+export type Summary = z.infer<typeof summarySchema>;
+
+export const runListSchema = z.object({ runs: z.array(runViewSchema) });
+export const runGetSchema = z.object({ run: runViewSchema, workers: z.array(workerViewSchema) });
+
+export const attemptViewSchema = z.object({
+  seq: z.number(),
+  reason: z.string(),
+  state: z.string(),
+  promptKind: z.string(),
+  promptId: z.string(),
+  wakeReasons: z.array(z.string()),
+  scheduledAt: z.number(),
+  submittedAt: z.number().nullable(),
+  terminalAt: z.number().nullable(),
+  outcome: z.string().nullable(),
+  errorCode: z.string().nullable(),
+});
+export type AttemptView = z.infer<typeof attemptViewSchema>;
+
+export const eventViewSchema = z.object({
+  seq: z.number(),
+  type: z.string(),
+  at: z.number(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type EventView = z.infer<typeof eventViewSchema>;
+
+export const workerDetailSchema = z.object({
+  worker: workerViewSchema,
+  attempts: z.array(attemptViewSchema),
+  events: z.array(eventViewSchema),
+});
+export type WorkerDetail = z.infer<typeof workerDetailSchema>;
+
+/** Counts the popup shows (spec 17.2): unfinished workers by what they are doing. */
+export function countsOf(workers: readonly WorkerView[]): {
+  active: number;
+  working: number;
+  resuming: number;
+  needsYou: number;
+  stalled: number;
+} {
+  const count = (label: StateLabel) => workers.filter((w) => w.label === label).length;
+  return {
+    active: workers.length,
+    working: count("Working"),
+    resuming: count("Resuming"),
+    needsYou: count("Needs you"),
+    stalled: count("Stalled"),
+  };
+}

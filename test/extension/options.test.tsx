@@ -1,0 +1,63 @@
+// @vitest-environment happy-dom
+// The settings page: local switches (overlay, notifications), the concurrency limit with validation, run policy
+// defaults, connected and disconnected, axe-core.
+import { afterEach, describe, expect, it } from "vitest";
+import { Options } from "../../extension/options/options-view.tsx";
+import {
+  byTestId,
+  expectAccessible,
+  mount,
+  run,
+  ScriptedBackground,
+  settle,
+  status,
+  until,
+} from "./ui-kit.ts";
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+describe("options page", () => {
+  it("switches send local preferences; concurrency is validated and saved; run defaults are listed", async () => {
+    const bg = new ScriptedBackground();
+    bg.answer("run_list", { runs: [run()] }).answer("run_continuation_set_default", {});
+    const root = mount(<Options client={bg.client} />);
+    await until(() => byTestId(root, "run-policy").length === 1, "policy");
+    const overlay = byTestId(root, "pref-overlay")[0]!;
+    expect(overlay.getAttribute("role")).toBe("switch");
+    expect(overlay.getAttribute("aria-checked")).toBe("true");
+    overlay.click();
+    byTestId(root, "pref-notifications")[0]!.click();
+    expect(bg.other).toEqual([
+      { type: "prefs.set", prefs: { overlay: false } },
+      { type: "prefs.set", prefs: { notifications: true } },
+    ]);
+    const input = byTestId(root, "max-generating")[0] as HTMLInputElement;
+    const save = byTestId(root, "save-max-generating")[0] as HTMLButtonElement;
+    expect(save.disabled).toBe(true); // unchanged
+    input.value = "0";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await settle();
+    expect(save.disabled).toBe(true);
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+    input.value = "5";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await settle();
+    save.click();
+    expect(bg.other.at(-1)).toEqual({ type: "concurrency.set", maxGenerating: 5 });
+    expect(byTestId(root, "run-policy")[0]!.textContent).toContain("20 turns");
+    await expectAccessible(root);
+  });
+
+  it("disconnected: local settings stay usable, host-backed ones are not shown stale", async () => {
+    const bg = new ScriptedBackground(status({ connection: "reconnecting" }));
+    bg.answer("run_list", { runs: [run()] });
+    const root = mount(<Options client={bg.client} />);
+    await settle();
+    expect(byTestId(root, "connection-banner")).toHaveLength(1);
+    expect(byTestId(root, "pref-overlay")).toHaveLength(1);
+    expect(byTestId(root, "run-policy")).toHaveLength(0);
+    await expectAccessible(root);
+  });
+});

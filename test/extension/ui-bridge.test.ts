@@ -1,0 +1,396 @@
+// The views' bridge end to end in one process: real UiClients on view ports → the real background (executor +
+// UiBridge, fake browser, fake-indexeddb) → the native port → the real ExecutorHub and operations layer on a real
+// Backend (sql.js on disk). Checks sender rules, the overlay's restriction to its own worker, live `ui.changed`,
+// connection states, and the badge/notifications.
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OrchestratorDb } from "../../extension/background/db.ts";
+import { Executor } from "../../extension/background/executor.ts";
+import { realTimers } from "../../extension/background/native-connection.ts";
+import type { ViewPort } from "../../extension/background/ui-bridge.ts";
+import { startUi } from "../../extension/background/ui-wiring.ts";
+import type { MessageSender } from "../../extension/lib/browser-api.ts";
+import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
+import { OVERLAY_PORT, UI_PORT } from "../../extension/ui/ui-protocol.ts";
+import { summarySchema } from "../../extension/ui/view-models.ts";
+import { Backend } from "../../native-host/src/backend/backend.ts";
+import { ExecutorHub } from "../../native-host/src/bridge/executor-hub.ts";
+import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
+import { invoke } from "../../native-host/src/operations/registry.ts";
+import { makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
+import { FAST, waitFor } from "./executor-harness.ts";
+import { EXTENSION_ID, FakeBrowser, FakeEvent, FakePort, MemoryLogger } from "./fake-browser.ts";
+
+const PAGE_URL = `chrome-extension://${EXTENSION_ID}/extension/popup/popup.html`;
+
+interface World {
+  dir: string;
+  backend: Backend;
+  hub: ExecutorHub;
+  browser: FakeBrowser;
+  executor: Executor;
+  db: OrchestratorDb;
+  log: MemoryLogger;
+  onConnect: FakeEvent<(port: ViewPort) => void>;
+  badge: string[];
+  titles: string[];
+  notifications: { id: string; title: string; message: string }[];
+  clients: UiClient[];
+}
+
+let w: World;
+
+async function boot(): Promise<World> {
+  const dir = makeTempDir("ui-bridge");
+  const logger = recordingLogger();
+  const hubRef: { hub?: ExecutorHub } = {};
+  const backend = await Backend.open({
+    dir,
+    log: logger.log,
+    onEvents: (seq) => hubRef.hub?.broadcastChanged(seq),
+  });
+  const hub = new ExecutorHub({
+    backend,
+    operations: OPERATIONS,
+    renderPrompt: () => ({ promptId: "test@1", text: "continue" }),
+    hostVersion: "9.9.9",
+    log: logger.log,
+  });
+  hubRef.hub = hub;
+  backend.attachSink(hub);
+
+  const browser = new FakeBrowser();
+  // The fake native host forwards to the real hub: one hub connection per opened port.
+  const sessions = new Map<FakePort, ReturnType<ExecutorHub["connect"]>>();
+  const host = browser.host;
+  const connect = host.connect.bind(host);
+  host.connect = () => {
+    const port = connect();
+    if (!port.closed) sessions.set(port, hub.connect({ label: "test", send: (m) => port.deliver(m) }));
+    return port;
+  };
+  host.receive = (port, message) => {
+    host.messages.push(message as never);
+    void sessions.get(port)?.receive(message);
+  };
+  const kill = host.kill.bind(host);
+  host.kill = (reason) => {
+    const port = host.port;
+    if (port) sessions.get(port)?.close();
+    kill(reason);
+  };
+
+  const onConnect = new FakeEvent<(port: ViewPort) => void>();
+  const badge: string[] = [];
+  const titles: string[] = [];
+  const notifications: World["notifications"] = [];
+  const api = Object.assign(browser.api, {
+    runtime: Object.assign(browser.api.runtime, { onConnect }),
+    tabs: Object.assign(browser.api.tabs, {
+      update: (tabId: number) => Promise.resolve(browser.tabs.get(tabId)?.info()),
+    }),
+    action: {
+      setBadgeText: ({ text }: { text: string }) => void badge.push(text),
+      setBadgeBackgroundColor: () => undefined,
+      setTitle: ({ title }: { title: string }) => void titles.push(title),
+    },
+    notifications: {
+      create: (id: string, o: { title: string; message: string }) => {
+        notifications.push({ id, title: o.title, message: o.message });
+        return Promise.resolve(id);
+      },
+    },
+  });
+  const log = new MemoryLogger();
+  const db = new OrchestratorDb({
+    name: `ui-bridge-${Math.random()}`,
+    indexedDB: new IDBFactory(),
+    IDBKeyRange,
+  });
+  const ui = startUi({ api, db, timers: realTimers, log, browser: "chromium" });
+  const executor = new Executor({
+    api,
+    db,
+    timers: realTimers,
+    log,
+    browser: "chromium",
+    options: FAST,
+    onUiMessage: ui.onUiMessage,
+    onHealth: ui.onHealth,
+  });
+  executor.listen();
+  ui.attach(executor);
+  void executor.start();
+  return {
+    dir,
+    backend,
+    hub,
+    browser,
+    executor,
+    db,
+    log,
+    onConnect,
+    badge,
+    titles,
+    notifications,
+    clients: [],
+  };
+}
+
+/** Opens a view port the way `runtime.connect` does: both ends deliver asynchronously, structured-cloned. */
+function connectView(name: string, sender: MessageSender): ClientPort {
+  const toClient = new FakeEvent<(m: unknown) => void>();
+  const toBackground = new FakeEvent<(m: unknown) => void>();
+  const clientGone = new FakeEvent<(p: ClientPort) => void>();
+  const backgroundGone = new FakeEvent<(p: ViewPort) => void>();
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    setTimeout(() => {
+      clientGone.emit(client);
+      backgroundGone.emit(background);
+    }, 0);
+  };
+  const background: ViewPort = {
+    name,
+    sender,
+    postMessage: (m) => {
+      if (!open) throw new Error("Attempting to use a disconnected port object");
+      const copy = structuredClone(m);
+      setTimeout(() => open && toClient.emit(copy), 0);
+    },
+    disconnect: close,
+    onMessage: toBackground,
+    onDisconnect: backgroundGone,
+  };
+  const client: ClientPort = {
+    postMessage: (m) => {
+      if (!open) throw new Error("Attempting to use a disconnected port object");
+      const copy = structuredClone(m);
+      setTimeout(() => open && toBackground.emit(copy), 0);
+    },
+    disconnect: close,
+    onMessage: toClient,
+    onDisconnect: clientGone,
+  };
+  w.onConnect.emit(background);
+  return client;
+}
+
+function pageClient(url = PAGE_URL): UiClient {
+  const client = new UiClient((name) => connectView(name, { id: EXTENSION_ID, url }), UI_PORT);
+  w.clients.push(client);
+  return client;
+}
+
+async function call(op: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await invoke(OPERATIONS, op, params, w.backend);
+  if (!r.ok) throw new Error(`${op}: ${r.error.message}`);
+  return r.value;
+}
+
+async function runWithWorker(): Promise<{ runId: string; workerId: string }> {
+  const { run } = (await call("run_create", { name: "r", policy: { mode: "manual" } })) as {
+    run: { id: string };
+  };
+  const { worker } = (await call("worker_spawn", { runId: run.id, path: "/root", objective: "lead" })) as {
+    worker: { id: string };
+  };
+  return { runId: run.id, workerId: worker.id };
+}
+
+beforeEach(async () => {
+  w = await boot();
+  await waitFor(() => w.executor.health().connection.status === "connected", "connected");
+});
+
+afterEach(async () => {
+  for (const c of w.clients) c.close();
+  w.executor.stop();
+  await w.backend.close();
+  w.db.close();
+  removeDir(w.dir);
+});
+
+describe("ui bridge: pages", () => {
+  it("a page gets live status, calls operations on the host, and sees every durable change", async () => {
+    const { runId } = await runWithWorker();
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "status");
+    expect(client.status.value).toMatchObject({
+      hostVersion: "9.9.9",
+      browser: "chromium",
+      tabWorkerId: null,
+    });
+    const summary = await client.call("ui_summary", {}, summarySchema);
+    expect(summary.ok && summary.value.runs.map((r) => r.id)).toEqual([runId]);
+    const before = client.changes.value;
+    const set = await client.callRaw("run_continuation_set_default", { runId, patch: { mode: "auto" } });
+    expect(set.ok).toBe(true);
+    expect(w.backend.state.runs[runId]!.defaultPolicy.mode).toBe("auto");
+    await waitFor(() => client.changes.value > before, "ui.changed reached the view");
+    // A change made elsewhere (MCP) reaches the open view too.
+    const seen = client.changes.value;
+    await call("run_continuation_set_default", { runId, patch: { mode: "manual" } });
+    await waitFor(() => client.changes.value > seen, "change from MCP reached the view");
+  });
+
+  it("refuses non-UI operations, bad input comes back as the host's error, invalid messages are dropped", async () => {
+    const { workerId } = await runWithWorker();
+    const client = pageClient();
+    await waitFor(() => client.status.value !== null, "status");
+    const forbidden = await client.callRaw("worker_complete", { workerId, summary: "x" });
+    expect(forbidden).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(w.backend.state.workers[workerId]!.status).toBe("active");
+    const invalid = await client.callRaw("worker_pause", { workerId: 42 });
+    expect(invalid).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } });
+    const unknown = await client.callRaw("worker_pause", { workerId: "nope" });
+    expect(unknown).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("refuses a ui port from anything but this extension's pages", async () => {
+    const client = new UiClient(
+      (name) => connectView(name, { id: EXTENSION_ID, url: "https://evil.example/popup.html" }),
+      UI_PORT,
+      { setTimeout: () => undefined, clearTimeout: () => undefined },
+    );
+    w.clients.push(client);
+    const r = await client.callRaw("ui_summary", {});
+    expect(r).toMatchObject({ ok: false, error: { code: "BACKGROUND_UNAVAILABLE" } });
+    expect(w.log.has(/refused a ui port/)).toBe(true);
+  });
+
+  it("host gone: pending and new calls fail with HOST_UNAVAILABLE, views show Reconnecting…, then Live again", async () => {
+    await runWithWorker();
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "status");
+    const seen: { connection: string; error?: string }[] = [];
+    client.status.subscribe((s) => void (s && seen.push(s)));
+    w.browser.host.kill();
+    // The retry comes within milliseconds (FAST backoff): the view saw the state on the way, with the reason.
+    await waitFor(() => seen.some((s) => s.connection === "reconnecting"), "reconnecting shown");
+    expect(seen.find((s) => s.connection === "reconnecting")?.error).toContain("exited");
+    await waitFor(() => client.status.value?.connection === "connected", "reconnected", 5_000);
+    expect((await client.callRaw("ui_summary", {})).ok).toBe(true);
+  });
+
+  it("host not installed is its own state; calls fail at once with HOST_UNAVAILABLE and the fix", async () => {
+    w.browser.host.installed = false;
+    const client = pageClient();
+    w.browser.host.kill("Specified native messaging host not found.");
+    await waitFor(() => client.status.value?.connection === "host-not-installed", "not installed");
+    const r = await client.callRaw("ui_summary", {});
+    expect(r).toMatchObject({ ok: false, error: { code: "HOST_UNAVAILABLE" } });
+    expect(!r.ok && r.error.message).toContain("orchestrator install");
+  });
+
+  it("local preferences are saved and pushed to every open view", async () => {
+    const a = pageClient();
+    const b = pageClient();
+    await waitFor(() => a.status.value !== null && b.status.value !== null, "status");
+    expect(a.status.value?.prefs).toEqual({ overlay: true, notifications: false });
+    a.setPrefs({ overlay: false });
+    await waitFor(() => b.status.value?.prefs.overlay === false, "pushed");
+  });
+});
+
+describe("ui bridge: executor settings", () => {
+  it("the concurrency limit set from the options page is applied, kept, and shown to every view", async () => {
+    const a = pageClient();
+    const b = pageClient();
+    await waitFor(() => a.status.value !== null && b.status.value !== null, "status");
+    expect(a.status.value?.maxGenerating).toBe(3);
+    a.setMaxGenerating(5);
+    await waitFor(() => b.status.value?.maxGenerating === 5, "pushed");
+    expect(w.executor.health().maxGenerating).toBe(5);
+    expect((await w.db.prefs.get("maxGenerating"))?.value).toBe(5);
+  });
+});
+
+describe("ui bridge: overlay ports", () => {
+  /** Spawning makes the host command `conversation.create`; the executor opens the tab and binds it (for real). */
+  async function boundTab(workerId: string): Promise<number> {
+    let tabId: number | undefined;
+    await waitFor(async () => {
+      const b = await w.db.bindings.get(workerId);
+      tabId = b?.state === "bound" && b.conversationId !== undefined ? b.tabId : undefined;
+      return tabId !== undefined;
+    }, "worker bound to a tab");
+    return tabId!;
+  }
+
+  function overlayClient(tabId: number): UiClient {
+    const tab = w.browser.tabs.get(tabId)!;
+    const client = new UiClient((name) => connectView(name, w.browser.senderOf(tab)), OVERLAY_PORT);
+    w.clients.push(client);
+    return client;
+  }
+
+  it("knows its tab's worker and may control only that one", async () => {
+    const { runId, workerId } = await runWithWorker();
+    const { worker: other } = (await call("worker_spawn", {
+      runId,
+      path: "/root/other",
+      objective: "x",
+    })) as {
+      worker: { id: string };
+    };
+    const client = overlayClient(await boundTab(workerId));
+    await waitFor(() => client.status.value !== null, "status");
+    expect(client.status.value?.tabWorkerId).toBe(workerId);
+    const foreign = await client.callRaw("worker_pause", { workerId: other.id });
+    expect(foreign).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(w.backend.state.workers[other.id]!.pause).toBeUndefined();
+    const summary = await client.callRaw("ui_summary", {});
+    expect(summary).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    const own = await client.callRaw("worker_pause", { workerId });
+    expect(own).toMatchObject({ ok: true });
+    expect(w.backend.state.workers[workerId]!.pause?.source).toBe("operator");
+  });
+
+  it("an unmanaged chatgpt.com tab gets no worker; a port from a page that is not chatgpt.com is refused", async () => {
+    const tab = w.browser.openTab("https://chatgpt.com/");
+    const client = overlayClient(tab.id);
+    await waitFor(() => client.status.value !== null, "status");
+    expect(client.status.value?.tabWorkerId).toBeNull();
+    const evil = new UiClient(
+      (name) =>
+        connectView(name, { id: EXTENSION_ID, url: "https://evil.example/", frameId: 0, tab: { id: 5 } }),
+      OVERLAY_PORT,
+      { setTimeout: () => undefined, clearTimeout: () => undefined },
+    );
+    w.clients.push(evil);
+    expect((await evil.callRaw("worker_pause", { workerId: "x" })).ok).toBe(false);
+    expect(w.log.has(/refused an overlay port/)).toBe(true);
+  });
+});
+
+describe("attention: badge and notifications", () => {
+  it("counts Needs you and stalled workers on the badge and notifies once per episode when enabled", async () => {
+    const { workerId } = await runWithWorker();
+    const client = pageClient();
+    await waitFor(() => client.status.value !== null, "status");
+    client.setPrefs({ notifications: true });
+    await waitFor(() => client.status.value?.prefs.notifications === true, "prefs");
+    await call("worker_await_human", { workerId, reason: "choice", question: "Ship A or B?" });
+    await waitFor(() => w.badge.at(-1) === "1", "badge 1");
+    expect(w.titles.at(-1)).toContain("1 needs you");
+    await waitFor(() => w.notifications.length === 1, "notification");
+    expect(w.notifications[0]).toMatchObject({ title: "Needs you" });
+    expect(w.notifications[0]!.message).toContain("Ship A or B?");
+    // More changes while it still waits: no second notification.
+    await call("worker_progress", { workerId, summary: "still here" });
+    await waitFor(() => w.badge.length >= 3, "another refresh");
+    expect(w.notifications).toHaveLength(1);
+    await call("human_resolve", { workerId, answer: "A" });
+    await waitFor(() => w.badge.at(-1) === "", "badge cleared");
+  });
+
+  it("shows 'off' on the badge while the host is not connected", async () => {
+    w.browser.host.installed = false;
+    w.browser.host.kill("Specified native messaging host not found.");
+    await waitFor(() => w.badge.at(-1) === "off", "badge off");
+    expect(w.titles.at(-1)).toContain("not connected");
+  });
+});
