@@ -2,7 +2,7 @@
 // the native host manifest into a temp Chromium profile, launches Debian's Chromium through playwright-core with
 // the extension loaded and chatgpt.com mapped to the fake, and connects an MCP client to the real host it spawns.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -153,7 +153,7 @@ export class ChromiumE2E {
   }
 
   /** Launches (or relaunches, after `closeBrowser`) Chromium on the same profile. */
-  async launch(): Promise<void> {
+  async launch(opts: { restoreSession?: boolean; previousPid?: number } = {}): Promise<void> {
     this.context = await chromium.launchPersistentContext(this.udd, {
       executablePath: CHROMIUM,
       headless: true,
@@ -169,10 +169,11 @@ export class ChromiumE2E {
         "--disable-sync",
         `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
         "--ignore-certificate-errors",
+        ...(opts.restoreSession ? ["--restore-last-session"] : []),
       ],
     });
     await this.serviceWorker();
-    await this.connect();
+    await this.connect(opts.previousPid);
   }
 
   /** Waits for the owner's MCP endpoint and connects the operator's client and the fake's connector to it. */
@@ -280,6 +281,13 @@ export class ChromiumE2E {
     if (existsSync(hostLog))
       parts.push(`--- host.log (tail) ---\n${readFileSync(hostLog, "utf8").slice(-8000)}`);
     return parts.join("\n");
+  }
+
+  /** Whether Chromium's session files (what `--restore-last-session` reopens) already hold this text. */
+  sessionHolds(text: string): boolean {
+    const dir = path.join(this.udd, "Default", "Sessions");
+    if (!existsSync(dir)) return false;
+    return readdirSync(dir).some((f) => readFileSync(path.join(dir, f)).includes(text));
   }
 
   async closeBrowser(): Promise<void> {
