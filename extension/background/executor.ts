@@ -182,7 +182,9 @@ export class Executor {
   listen(): void {
     const { api } = this.deps;
     api.runtime.onMessage.addListener((m, s, r) => this.onRuntimeMessage(m, s, r));
-    api.tabs.onRemoved.addListener((tabId) => this.guard("tab removed", this.onTabRemoved(tabId)));
+    api.tabs.onRemoved.addListener((tabId, info) =>
+      this.guard("tab removed", this.onTabRemoved(tabId, info?.isWindowClosing === true)),
+    );
     api.tabs.onUpdated.addListener((tabId, change) => {
       if (change.url !== undefined) this.guard("tab updated", this.onTabUrl(tabId, change.url));
     });
@@ -936,13 +938,17 @@ export class Executor {
     return seq;
   }
 
-  private async onTabRemoved(tabId: number): Promise<void> {
+  private async onTabRemoved(tabId: number, windowClosing: boolean): Promise<void> {
     await this.ready;
     this.content.announced(tabId); // wake anyone waiting for it; the next ping fails
     const binding = await this.bindingOfTab(tabId);
     if (binding?.state !== "bound") return;
     this.observedGenerating.delete(binding.workerId);
     if (!this.submitting.has(binding.workerId)) this.releaseSlot(binding.workerId);
+    // Quitting the browser closes every window, and Chromium tells us (seen in Chromium 156). That is no person
+    // closing the conversation: the binding stays, and the next start re-verifies it against the restored
+    // tabs (verifyBindings). A command meanwhile finds no tab and fails with TAB_CLOSED, sending nothing.
+    if (windowClosing) return;
     await this.setBinding(binding.workerId, { ...binding, state: "closed" });
   }
 

@@ -2,7 +2,7 @@
 // the native host manifest into a temp Chromium profile, launches Debian's Chromium through playwright-core with
 // the extension loaded and chatgpt.com mapped to the fake, and connects an MCP client to the real host it spawns.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -157,7 +157,7 @@ export class ChromiumE2E {
   }
 
   /** Launches (or relaunches, after `closeBrowser`) Chromium on the same profile. */
-  async launch(): Promise<void> {
+  async launch(opts: { restoreSession?: boolean; previousPid?: number } = {}): Promise<void> {
     this.context = await chromium.launchPersistentContext(this.udd, {
       executablePath: CHROMIUM,
       headless: this.headless,
@@ -173,10 +173,11 @@ export class ChromiumE2E {
         "--disable-sync",
         `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
         "--ignore-certificate-errors",
+        ...(opts.restoreSession ? ["--restore-last-session"] : []),
       ],
     });
     await this.serviceWorker();
-    await this.connect();
+    await this.connect(opts.previousPid);
   }
 
   /** Waits for the owner's MCP endpoint and connects the operator's client and the fake's connector to it. */
@@ -268,22 +269,15 @@ export class ChromiumE2E {
     return worker.id;
   }
 
-  /** What a reader needs when a scenario fails: the fake page's log and the host's durable event trail. */
-  async diagnostics(): Promise<string> {
-    const parts = [`--- fake chatgpt.com log ---\n${this.fake.formatLog()}`];
-    try {
-      const { events } = await tool<{ events: unknown[] }>(this.mcp, "events_list", {
-        cursor: 0,
-        limit: 200,
-      });
-      parts.push(`--- host events ---\n${events.map((e) => JSON.stringify(e)).join("\n")}`);
-    } catch (e) {
-      parts.push(`--- host events unavailable: ${String(e)}`);
-    }
-    const hostLog = path.join(this.home, "logs", "host.log");
-    if (existsSync(hostLog))
-      parts.push(`--- host.log (tail) ---\n${readFileSync(hostLog, "utf8").slice(-8000)}`);
-    return parts.join("\n");
+  diagnostics(): Promise<string> {
+    return diagnostics(this.fake, this.mcp, this.home);
+  }
+
+  /** Whether Chromium's session files (what `--restore-last-session` reopens) already hold this text. */
+  sessionHolds(text: string): boolean {
+    const dir = path.join(this.udd, "Default", "Sessions");
+    if (!existsSync(dir)) return false;
+    return readdirSync(dir).some((f) => readFileSync(path.join(dir, f)).includes(text));
   }
 
   async closeBrowser(): Promise<void> {
@@ -304,7 +298,18 @@ export class ChromiumE2E {
   }
 }
 
-export function makeDir(p: string): string {
-  mkdirSync(p, { recursive: true });
-  return p;
+/** What a reader needs when a scenario fails: the fake page's log and the host's durable event trail. */
+export async function diagnostics(fake: FakeChatGPT, mcp: Client | undefined, home: string): Promise<string> {
+  const parts = [`--- fake chatgpt.com log ---\n${fake.formatLog()}`];
+  try {
+    if (!mcp) throw new Error("no MCP client");
+    const { events } = await tool<{ events: unknown[] }>(mcp, "events_list", { cursor: 0, limit: 200 });
+    parts.push(`--- host events ---\n${events.map((e) => JSON.stringify(e)).join("\n")}`);
+  } catch (e) {
+    parts.push(`--- host events unavailable: ${String(e)}`);
+  }
+  const hostLog = path.join(home, "logs", "host.log");
+  if (existsSync(hostLog))
+    parts.push(`--- host.log (tail) ---\n${readFileSync(hostLog, "utf8").slice(-8000)}`);
+  return parts.join("\n");
 }

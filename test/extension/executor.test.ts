@@ -452,6 +452,25 @@ describe("bindings (spec 13.3)", () => {
     expect(h.sent("conversation.state")).toHaveLength(states);
   });
 
+  it("keeps the binding when the browser quits (window closing) and recovers the restored tab", async () => {
+    h = new Harness();
+    await h.connected();
+    const one = await h.createWorker("w1");
+    // Chromium reports every tab as removed with isWindowClosing while it shuts down, background still alive.
+    h.browser.closeTab(one.tabId, { isWindowClosing: true });
+    await sleep(20);
+    expect(h.sent("binding").filter((m) => m.binding === "closed")).toEqual([]);
+    h.kill();
+    const restored = h.browser.openTab(one.url);
+    await sleep(10);
+    h.boot();
+    await h.connected();
+    expect(h.sent("hello").at(-1)!.bindings).toEqual([
+      expect.objectContaining({ workerId: "w1", binding: "bound", url: one.url }),
+    ]);
+    expect((await h.db.bindings.get("w1"))?.tabId).toBe(restored.id);
+  });
+
   it("never adopts an unrelated ChatGPT tab after a restart, but recovers a tab showing exactly the conversation", async () => {
     h = new Harness();
     await h.connected();

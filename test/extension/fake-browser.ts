@@ -344,12 +344,12 @@ export class FakeBrowser {
     return tab;
   }
 
-  closeTab(tabId: number): void {
+  closeTab(tabId: number, { isWindowClosing = false } = {}): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
     tab.unload();
     this.tabs.delete(tabId);
-    this.api.tabs.onRemoved.emit(tabId, { isWindowClosing: false });
+    this.api.tabs.onRemoved.emit(tabId, { isWindowClosing });
   }
 
   /** What a content script's `runtime.sendMessage` does: the background receives it with a tab sender. */
