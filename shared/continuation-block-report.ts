@@ -2,7 +2,12 @@
 // the parse result, the status, a hash of current:/next: (progress without storing text) and, only for
 // `blocked`, a bounded summary that becomes the Needs-you question. Schema shared by host and extension.
 import { z } from "zod";
-import { CONTINUATION_STATUSES, parseContinuationBlock } from "./continuation-block.ts";
+import {
+  CONTINUATION_STATUSES,
+  parseContinuationBlock,
+  type ContinuationBlock,
+  type ContinuationBlockError,
+} from "./continuation-block.ts";
 
 /** The blocked summary is the agent's message to the person (spec 27.3); bounded like a worker_await_human reason. */
 export const MAX_BLOCKED_SUMMARY_CHARS = 500;
@@ -38,7 +43,13 @@ async function sha256Hex(text: string): Promise<string> {
  * bounded summary of a `blocked` block.
  */
 export async function continuationBlockReport(responseText: string): Promise<ContinuationBlockReport> {
-  const parsed = parseContinuationBlock(responseText);
+  return blockReportFromParse(parseContinuationBlock(responseText));
+}
+
+/** The report for an already parsed block (the page adapter parses once, when the turn ends). */
+export async function blockReportFromParse(
+  parsed: ContinuationBlock | ContinuationBlockError,
+): Promise<ContinuationBlockReport> {
   if ("error" in parsed) return { result: parsed.error };
   const progressHash = await sha256Hex(`current:${parsed.current}\nnext:${parsed.next}`);
   if (parsed.status !== "blocked") return { result: "block", status: parsed.status, progressHash };

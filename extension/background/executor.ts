@@ -247,6 +247,34 @@ export class Executor {
     return this.deps.db.bindings.toArray();
   }
 
+  /**
+   * "Keep this conversation going" (issue 8): binds the open conversation tab to the worker the host just created
+   * for it and reports what the page shows now, so the host can send its one bootstrap turn. The user chose this
+   * tab; nothing else is ever adopted (spec 13.3).
+   */
+  async adoptTab(workerId: string, tabId: number, url: string): Promise<void> {
+    await this.ready;
+    const conversationId = conversationIdOf(url);
+    if (conversationId === undefined) throw new Error(`${url} is not a ChatGPT conversation`);
+    await this.setBinding(workerId, { workerId, tabId, state: "bound", url, conversationId });
+    const ping = await this.content.ping(tabId, this.opts.probeTimeoutMs);
+    if (ping.ok && ping.value.state)
+      await this.observe(
+        workerId,
+        { ...ping.value.state, url: ping.value.state.url ?? url },
+        { report: true },
+      );
+  }
+
+  /** "Release": the host stopped the worker; forget its tab, so nothing of it is observed or sent any more. */
+  async releaseTab(workerId: string): Promise<void> {
+    await this.ready;
+    await this.step(async () => {
+      await this.deps.db.bindings.delete(workerId);
+      await this.deps.db.observed.delete(workerId);
+    });
+  }
+
   /** Resolves once no command is queued or running and no report is pending (tests, diagnostics). */
   async idle(): Promise<void> {
     await this.ready;
@@ -927,6 +955,8 @@ export class Executor {
         ...(record.errorCode !== undefined ? { errorCode: record.errorCode } : {}),
         ...(record.url !== undefined ? { url: record.url } : {}),
         ...(record.continuationStatus !== undefined ? { continuationStatus: record.continuationStatus } : {}),
+        // Forwarded, never stored here: the host decides what the block means for the worker (issue 8).
+        ...(report.continuationBlock !== undefined ? { continuationBlock: report.continuationBlock } : {}),
       });
     });
   }

@@ -3,7 +3,7 @@
 // id; `ui.changed` and connection health are pushed to every open view. Senders are checked, messages validated.
 import type { ExtensionMessage, HostMessage } from "../../shared/native-messages.ts";
 import type { ApiEvent, MessageSender, TabInfo } from "../lib/browser-api.ts";
-import { isChatGptUrl } from "../lib/chatgpt-url.ts";
+import { conversationIdOf, isChatGptUrl } from "../lib/chatgpt-url.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import {
   backgroundToViewSchema,
@@ -64,6 +64,10 @@ export interface UiHostLink {
   bindings(): Promise<BindingRecord[]>;
   generating(): { generating: number; maxGenerating: number };
   setMaxGenerating(limit: number): Promise<void>;
+  /** Binds a conversation tab to the worker the host created for it ("Keep this conversation going"). */
+  adoptTab(workerId: string, tabId: number, url: string): Promise<void>;
+  /** Forgets a released worker's tab. */
+  releaseTab(workerId: string): Promise<void>;
 }
 
 export interface UiPrefsStore {
@@ -104,6 +108,9 @@ interface Pending {
 type Reply = Parameters<Pending["resolve"]>[0];
 
 const PAGE_OPS: ReadonlySet<string> = new Set(PAGE_OPERATIONS);
+/** Handled here (they bind or forget a tab), not passed through: only extension pages may call them. */
+const ADOPT_OP = "conversation_adopt";
+const RELEASE_OP = "conversation_release";
 const OVERLAY_OPS: ReadonlySet<string> = new Set(OVERLAY_OPERATIONS);
 
 export class UiBridge {
@@ -241,6 +248,12 @@ export class UiBridge {
   private async handle(view: View, m: ViewMessage): Promise<void> {
     switch (m.type) {
       case "call": {
+        if (view.kind === "page" && (m.op === ADOPT_OP || m.op === RELEASE_OP)) {
+          const reply =
+            m.op === ADOPT_OP ? await this.adopt(m.params ?? {}) : await this.release(m.params ?? {});
+          this.post(view, { type: "result", id: m.id, ...reply });
+          return;
+        }
         const refusal = await this.refusal(view, m.op, m.params ?? {});
         const reply = refusal
           ? { ok: false, error: { code: "FORBIDDEN", message: refusal } }
@@ -267,6 +280,52 @@ export class UiBridge {
       case "open-conversation":
         return this.openConversation(view, m.workerId, m.url);
     }
+  }
+
+  /**
+   * "Keep this conversation going": the active tab must show a chatgpt.com conversation no worker holds. The host
+   * creates the worker (`conversation_adopt`, the tab's URL filled in here, never taken from the view); then the
+   * tab is bound to it.
+   */
+  private async adopt(params: Record<string, unknown>): Promise<Reply> {
+    const refuse = (code: string, message: string): Reply => ({ ok: false, error: { code, message } });
+    const [tab] = await this.opts.api.tabs.query({ active: true, lastFocusedWindow: true });
+    const url = tab?.url;
+    if (tab?.id === undefined || conversationIdOf(url) === undefined || url === undefined)
+      return refuse(
+        "NOT_A_CONVERSATION",
+        "Open a ChatGPT conversation (chatgpt.com/c/…) in this window first.",
+      );
+    if ((await this.workerOfTab(tab.id)) !== null)
+      return refuse("CONFLICT", "This conversation is already kept going by a worker.");
+    const objective =
+      typeof params.objective === "string" && params.objective.trim() !== ""
+        ? params.objective.trim()
+        : undefined;
+    const runId = typeof params.runId === "string" ? params.runId : undefined;
+    const reply = await this.request(ADOPT_OP, {
+      conversationUrl: url,
+      ...(objective !== undefined ? { objective } : {}),
+      ...(runId !== undefined ? { runId } : {}),
+    });
+    const workerId = (reply.result as { worker?: { id?: unknown } } | undefined)?.worker?.id;
+    if (!reply.ok || typeof workerId !== "string") return reply;
+    await this.opts.host.adoptTab(workerId, tab.id, url);
+    this.pushStatus(() => true);
+    return reply;
+  }
+
+  /** "Release": stops the adopted worker (history kept) and forgets its tab; the conversation is the user's again. */
+  private async release(params: Record<string, unknown>): Promise<Reply> {
+    const workerId = params.workerId;
+    if (typeof workerId !== "string" || workerId === "")
+      return { ok: false, error: { code: "INVALID_INPUT", message: "release needs a workerId" } };
+    const reply = await this.request("worker_stop", { workerId, reason: "released" });
+    if (reply.ok) {
+      await this.opts.host.releaseTab(workerId);
+      this.pushStatus(() => true);
+    }
+    return reply;
   }
 
   /** Why a view may not make this call, or undefined when it may. */
@@ -304,14 +363,15 @@ export class UiBridge {
     return bindings.find((b) => b.tabId === tabId && b.state === "bound")?.workerId ?? null;
   }
 
-  /** The popup's "current conversation": the active tab of the last focused window. */
-  private async activeTabWorker(): Promise<string | null> {
+  /** The popup's "current conversation": the active tab of the last focused window, and whether it can be adopted. */
+  private async activeTab(): Promise<{ workerId: string | null; adoptable: boolean }> {
     try {
       const [tab] = await this.opts.api.tabs.query({ active: true, lastFocusedWindow: true });
-      return this.workerOfTab(tab?.id);
+      const workerId = await this.workerOfTab(tab?.id);
+      return { workerId, adoptable: workerId === null && conversationIdOf(tab?.url) !== undefined };
     } catch (e) {
       this.opts.log.warn(`active tab: ${errorText(e)}`);
-      return null;
+      return { workerId: null, adoptable: false };
     }
   }
 
@@ -319,8 +379,8 @@ export class UiBridge {
     const { host } = this.opts;
     const bindings = await host.bindings();
     const prefs = await this.localPrefs();
-    const tabWorkerId =
-      view.kind === "overlay" ? await this.workerOfTab(view.tabId) : await this.activeTabWorker();
+    const active = view.kind === "overlay" ? undefined : await this.activeTab();
+    const tabWorkerId = active ? active.workerId : await this.workerOfTab(view.tabId);
     // Health is read after the awaits, so a status posted later never carries an older connection state.
     const health = this.shownHealth();
     const hostVersion = host.hostVersion();
@@ -336,6 +396,7 @@ export class UiBridge {
       prefs,
       ...host.generating(),
       tabWorkerId,
+      ...(active ? { tabAdoptable: active.adoptable } : {}),
       bindings: bindings.map((b) => ({
         workerId: b.workerId,
         state: b.state,

@@ -58,6 +58,8 @@ export function startUi(deps: {
         return { generating: h?.generating ?? 0, maxGenerating: h?.maxGenerating ?? 1 };
       },
       setMaxGenerating: (limit) => executor?.setMaxGenerating(limit) ?? Promise.resolve(),
+      adoptTab: (workerId, tabId, url) => executor!.adoptTab(workerId, tabId, url),
+      releaseTab: (workerId) => executor?.releaseTab(workerId) ?? Promise.resolve(),
     },
     onRefresh: () => attention.refresh(),
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dispatch, FakeEvent, MemoryLogger } from "../../test/extension/fake-browser.ts";
 import type { RuntimeMessageListener } from "./browser-api.ts";
 import { startContentBridge, type AdapterSubmitRequest } from "./content-bridge.ts";
@@ -46,15 +46,41 @@ const order = (commandId: string, mode = "send") => ({
 });
 
 describe("content bridge", () => {
-  it("announces itself with the adapter's state, stripped to what may leave the page", () => {
+  it("announces itself with the adapter's state, stripped to what may leave the page", async () => {
     const t = setup(() => Promise.resolve({ outcome: "submitted", url: "u" }));
     expect(t.posted).toEqual([
       { type: "content.hello", state: { state: "idle", url: "https://chatgpt.com/c/abc" } },
     ]);
     t.report({ state: "generating", url: "https://chatgpt.com/c/abc", layout: "classic" });
     t.report({ state: "exploded" });
-    expect(t.posted).toHaveLength(2);
+    await vi.waitFor(() => expect(t.posted).toHaveLength(2));
     expect(t.log.has(/adapter report dropped/)).toBe(true);
+  });
+
+  it("sends a turn's continuation block only as a hashed report, in order with the other reports", async () => {
+    const t = setup(() => Promise.resolve({ outcome: "submitted", url: "u" }));
+    const url = "https://chatgpt.com/c/abc";
+    const block = {
+      status: "blocked",
+      summary: "Which database?",
+      current: "SECRET-CURRENT",
+      next: "SECRET-NEXT",
+    };
+    t.report({ state: "idle", url, continuationStatus: "blocked", block, layout: "classic" });
+    t.report({ state: "generating", url, layout: "classic" });
+    t.report({ state: "idle", url, block: { error: "missing", detail: "no block" }, layout: "classic" });
+    await vi.waitFor(() => expect(t.posted).toHaveLength(4));
+    const reports = t.posted.slice(1).map((m) => (m as { report: Record<string, unknown> }).report);
+    expect(reports.map((r) => r.state)).toEqual(["idle", "generating", "idle"]);
+    expect(reports[0]!.continuationBlock).toEqual({
+      result: "block",
+      status: "blocked",
+      progressHash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+      summary: "Which database?",
+    });
+    expect(reports[1]!.continuationBlock).toBeUndefined();
+    expect(reports[2]!.continuationBlock).toEqual({ result: "missing" });
+    expect(JSON.stringify(t.posted)).not.toMatch(/SECRET/);
   });
 
   it("submits a command once however often it is asked, and remembers the outcome", async () => {

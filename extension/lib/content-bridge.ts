@@ -1,6 +1,8 @@
 // The content script's glue between the ChatGPT page adapter and runtime messaging: it forwards the adapter's
 // coalesced observations to the background and answers the background's ping/submit/status/marker requests.
 // It decides nothing about turns; it only observes and submits when told to (spec 12.1).
+import { blockReportFromParse } from "../../shared/continuation-block-report.ts";
+import type { ContinuationBlock, ContinuationBlockError } from "../../shared/continuation-block.ts";
 import type { ContentApi, MessageSender, SendResponse } from "./browser-api.ts";
 import {
   adapterReportSchema,
@@ -49,6 +51,16 @@ export interface ContentBridge {
   stop(): void;
 }
 
+/** The adapter's parsed block, if its report carries a well-formed one (text stays in this page). */
+function blockOf(raw: unknown): ContinuationBlock | ContinuationBlockError | undefined {
+  const block = (raw as { block?: unknown } | null)?.block;
+  if (typeof block !== "object" || block === null) return undefined;
+  const b = block as Record<string, unknown>;
+  if (b.error === "missing" || b.error === "malformed") return block as ContinuationBlockError;
+  const fields = ["status", "summary", "current", "next"];
+  return fields.every((f) => typeof b[f] === "string") ? (block as ContinuationBlock) : undefined;
+}
+
 export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   const { api, log } = opts;
   const remember = opts.rememberResults ?? 50;
@@ -76,9 +88,25 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     });
   };
 
+  // Reports leave in the order the adapter made them, even though hashing a block is asynchronous.
+  let reports: Promise<void> = Promise.resolve();
   const adapter = opts.createAdapter((raw) => {
     const report = validReport(raw);
-    if (report) post({ type: "content.state", report });
+    if (!report) return;
+    const block = blockOf(raw);
+    reports = reports.then(async () => {
+      const continuationBlock =
+        block && (report.state === "idle" || report.state === "ready")
+          ? await blockReportFromParse(block).catch((e: unknown) => {
+              log.warn(`continuation block not reported: ${errorText(e)}`);
+              return undefined;
+            })
+          : undefined;
+      post({
+        type: "content.state",
+        report: { ...report, ...(continuationBlock ? { continuationBlock } : {}) },
+      });
+    });
   });
 
   const submitOnce = (order: SubmitOrder) => {

@@ -1,6 +1,7 @@
 // Runtime messages between the background and the content script in a chatgpt.com tab, as zod schemas. Both
 // sides parse what they receive: the content script runs beside an untrusted page (research/reliability.md §3).
 import { z } from "zod";
+import { continuationBlockReportSchema } from "../../shared/continuation-block-report.ts";
 
 const text = (max: number) => z.string().max(max);
 const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
@@ -10,6 +11,8 @@ const stateReportShape = {
   errorCode: text(100).optional(),
   url: text(2_000).optional(),
   continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
+  /** With the report that ends an assistant turn: its block as a hashed report (zero-setup mode, issue 8). */
+  continuationBlock: continuationBlockReportSchema.optional(),
 };
 
 /** What the page adapter observed: the content of a `conversation.state`, without worker or sequence. */

@@ -15,6 +15,7 @@ import {
 import { ago, attemptLine, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import type { UiClient } from "../ui/ui-client.ts";
+import { AdoptPanel, ReleaseButton } from "./adopt-panel.tsx";
 import { countsOf, summarySchema, type RunView, type WorkerView } from "../ui/view-models.ts";
 
 export interface PopupProps {
@@ -142,7 +143,17 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
               {tabWorker.policyOverride.mode !== undefined ? " (this worker's own setting)" : ""}
             </p>
             <WorkerControls client={client} worker={tabWorker} show={{ stop: false }} />
+            {tabWorker.adopted === true ? (
+              <>
+                <ReleaseButton client={client} workerId={tabWorker.id} />
+                <p class="muted" id="release-help">
+                  Release stops keeping this conversation going; its history stays.
+                </p>
+              </>
+            ) : null}
           </div>
+        ) : client.status.value?.tabAdoptable === true ? (
+          <AdoptPanel client={client} />
         ) : (
           <p class="muted">This tab is not a managed conversation.</p>
         )}

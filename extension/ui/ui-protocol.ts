@@ -74,6 +74,8 @@ export const uiStatusSchema = z
     maxGenerating: z.number().int().positive(),
     /** The worker bound to the active tab (popup) or to the overlay's own tab; null when there is none. */
     tabWorkerId: z.string().max(200).nullable(),
+    /** Popup only: the active tab shows a chatgpt.com conversation no worker holds (it can be adopted). */
+    tabAdoptable: z.boolean().optional(),
     /** Managed tabs this browser holds: worker id → binding state (diagnostics). */
     bindings: z
       .array(z.object({ workerId: z.string(), state: z.string(), url: z.string().optional() }).strict())

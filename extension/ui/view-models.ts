@@ -37,6 +37,7 @@ const waitSchema = z.discriminatedUnion("kind", [
 
 export const workerViewSchema = z.object({
   id: z.string(),
+  adopted: z.boolean().optional(),
   runId: z.string(),
   path: z.string(),
   name: z.string(),

@@ -141,6 +141,50 @@ describe("popup actions", () => {
     expect(bg.callsOf("worker_continue_now")).toEqual([{ workerId: paused.id, clearPause: true }]);
   });
 
+  it("offers 'Keep this conversation going' on an unmanaged conversation, with an optional objective", async () => {
+    const bg = new ScriptedBackground(status({ tabWorkerId: null, tabAdoptable: true }));
+    bg.answer("ui_summary", { runs: [], workers: [], eventSeq: 1 });
+    bg.answer("conversation_adopt", { worker: { id: "w-new" }, run: { id: "r-new" } });
+    const root = popup(bg);
+    await until(() => byTestId(root, "adopt-button").length === 1, "adopt button");
+    const input = byTestId(root, "adopt-objective")[0] as HTMLInputElement;
+    input.value = "  finish the migration plan ";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await settle();
+    await expectAccessible(root);
+    byTestId(root, "adopt-button")[0]!.click();
+    await until(() => bg.callsOf("conversation_adopt").length === 1, "adopt call");
+    expect(bg.callsOf("conversation_adopt")).toEqual([{ objective: "finish the migration plan" }]);
+  });
+
+  it("offers Release for an adopted conversation only", async () => {
+    const adopted = { ...worker("Working"), adopted: true };
+    const bg = new ScriptedBackground(status({ tabWorkerId: adopted.id }));
+    bg.answer("ui_summary", { runs: [run()], workers: [adopted], eventSeq: 1 });
+    bg.answer("conversation_release", { worker: {} });
+    const root = popup(bg);
+    await until(() => byTestId(root, "release-button").length === 1, "release button");
+    expect(byTestId(root, "adopt")).toHaveLength(0);
+    byTestId(root, "release-button")[0]!.click();
+    await until(() => bg.callsOf("conversation_release").length === 1, "release call");
+    expect(bg.callsOf("conversation_release")).toEqual([{ workerId: adopted.id }]);
+  });
+
+  it("a spawned worker's tab shows no Release, and an unmanaged non-conversation tab no adopt", async () => {
+    const spawned = worker("Working");
+    const bg = new ScriptedBackground(status({ tabWorkerId: spawned.id }));
+    bg.answer("ui_summary", { runs: [run()], workers: [spawned], eventSeq: 1 });
+    const root = popup(bg);
+    await until(() => byTestId(root, "current-tab").length === 1, "current tab");
+    await settle();
+    expect(byTestId(root, "release-button")).toHaveLength(0);
+    const bg2 = new ScriptedBackground(status({ tabWorkerId: null, tabAdoptable: false }));
+    bg2.answer("ui_summary", { runs: [], workers: [], eventSeq: 1 });
+    const root2 = popup(bg2);
+    await until(() => byTestId(root2, "current-tab").length > 0, "current tab");
+    expect(byTestId(root2, "adopt")).toHaveLength(0);
+  });
+
   it("shows a refusal from the host next to the button instead of swallowing it", async () => {
     const bg = new ScriptedBackground();
     bg.answer("ui_summary", { runs: [run()], workers: [worker("Working")], eventSeq: 1 });

@@ -349,6 +349,48 @@ describe("ui bridge: overlay ports", () => {
     expect(w.backend.state.workers[workerId]!.pause?.source).toBe("operator");
   });
 
+  it("keeps the active conversation going: adopt binds this tab, the host sends one bootstrap; release forgets it", async () => {
+    const url = `https://chatgpt.com/c/${w.browser.nextConversationId()}`;
+    const tab = w.browser.openTab(url);
+    await waitFor(() => tab.adapter !== undefined, "the tab's content script");
+    const adapter = tab.adapter!;
+    adapter.report("idle");
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "connected");
+
+    const adopted = await client.callRaw("conversation_adopt", {
+      objective: "finish the report",
+      conversationUrl: "https://chatgpt.com/c/forged",
+    });
+    expect(adopted).toMatchObject({ ok: true });
+    const workerId = (adopted as { value: { worker: { id: string } } }).value.worker.id;
+    const worker = w.backend.state.workers[workerId]!;
+    expect(worker.objective).toBe("finish the report");
+    await waitFor(() => client.status.value?.tabWorkerId === workerId, "the popup sees this tab's worker");
+    // The host's one bootstrap turn is typed into this very tab: no new chat was opened.
+    await waitFor(() => adapter.submits.length === 1, "the bootstrap turn");
+    expect(w.browser.tabs.size).toBe(1);
+    expect(adapter.submits[0]!.mode).toBe("send");
+
+    const again = await client.callRaw("conversation_adopt", {});
+    expect(again).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
+
+    const released = await client.callRaw("conversation_release", { workerId });
+    expect(released).toMatchObject({ ok: true });
+    expect(w.backend.state.workers[workerId]!.status).toBe("cancelled");
+    await waitFor(() => client.status.value?.tabWorkerId === null, "the tab is the user's again");
+    expect(await w.db.bindings.get(workerId)).toBeUndefined();
+  });
+
+  it("refuses to adopt a tab that is not a ChatGPT conversation", async () => {
+    w.browser.openTab("https://chatgpt.com/");
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "connected");
+    const r = await client.callRaw("conversation_adopt", {});
+    expect(r).toMatchObject({ ok: false, error: { code: "NOT_A_CONVERSATION" } });
+    expect(Object.keys(w.backend.state.workers)).toHaveLength(0);
+  });
+
   it("an unmanaged chatgpt.com tab gets no worker; a port from a page that is not chatgpt.com is refused", async () => {
     const tab = w.browser.openTab("https://chatgpt.com/");
     const client = overlayClient(tab.id);

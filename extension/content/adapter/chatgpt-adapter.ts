@@ -1,6 +1,6 @@
 // The ChatGPT page adapter: observes chatgpt.com (both DOM generations) and reports coalesced conversation
 // states, submits prompts exactly once, and answers reconciliation questions. Pure DOM; no transcript leaves it.
-import { isContinuationBlock, parseContinuationBlock } from "../../../shared/continuation-block.ts";
+import { parseContinuationBlock } from "../../../shared/continuation-block.ts";
 import { collapse, queryAll } from "./dom.ts";
 import { renderedText } from "./page-text.ts";
 import { answerRoot, ScanMemory, scanPage, userNodes, userTurnContains, type PageScan } from "./page-scan.ts";
@@ -39,6 +39,7 @@ function sameReport(a: StateReport | undefined, b: StateReport): boolean {
     a.errorCode === b.errorCode &&
     a.url === b.url &&
     a.continuationStatus === b.continuationStatus &&
+    a.block === b.block &&
     a.layout === b.layout
   );
 }
@@ -68,13 +69,12 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     }
   };
 
-  /** Only `status` of the block leaves the adapter; the answer text is read and dropped here. */
-  const statusOf = (scan: PageScan) => (): StateReport["continuationStatus"] => {
+  /** Only the parsed block is kept; the answer text is read and dropped here. */
+  const statusOf = (scan: PageScan) => (): StateReport["block"] => {
     const turn = scan.turns.newestAssistant;
     if (!turn) return undefined;
     const root = answerRoot(turn, table) ?? turn;
-    const parsed = parseContinuationBlock(renderedText(root, table.visuallyHidden));
-    return isContinuationBlock(parsed) ? parsed.status : undefined;
+    return parseContinuationBlock(renderedText(root, table.visuallyHidden));
   };
 
   const rawReport = (scan: PageScan): StateReport => {

@@ -21,11 +21,14 @@ const prompt = (marker: string, body = "Continue the assigned work.") => `${body
 describe.each(LAYOUTS)("%s layout", (layout) => {
   it("reports the idle conversation as ready with the continuation status and the real URL", async () => {
     const { reports, page } = await setup({ layout });
+    const status = layout === "classic" ? "working" : "complete";
     expect(reports).toEqual([
       {
         state: "ready",
         url: CONVERSATION_URL,
-        continuationStatus: layout === "classic" ? "working" : "complete",
+        continuationStatus: status,
+        // The parsed block stays in the page; the bridge hashes it before anything leaves (issue 8).
+        block: expect.objectContaining({ status }) as unknown,
         layout,
       },
     ]);

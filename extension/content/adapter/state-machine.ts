@@ -4,7 +4,7 @@ import type { PageErrorCode } from "./errors.ts";
 import type { PageScan } from "./page-scan.ts";
 import type { ConversationState, Layout, StateReport, Timing } from "./types.ts";
 
-type Status = NonNullable<StateReport["continuationStatus"]>;
+type Observed = NonNullable<StateReport["block"]>;
 
 /** Errors of the newest turn: they end that turn but a fresh submission is still possible (spec 22.3.1). */
 export const TURN_ERRORS: ReadonlySet<string> = new Set<PageErrorCode>([
@@ -40,7 +40,7 @@ export class StateMachine {
   private closed = false;
   private stableUrl: string | undefined;
   private layout: Layout = "unknown";
-  private status: { sig: string; value: Status | undefined } | undefined;
+  private status: { sig: string; value: Observed | undefined } | undefined;
   private lastReport: StateReport | undefined;
 
   constructor(private readonly timing: Timing) {}
@@ -53,7 +53,7 @@ export class StateMachine {
     );
   }
 
-  update(scan: PageScan, now: number, statusOf: () => Status | undefined): MachineResult {
+  update(scan: PageScan, now: number, statusOf: () => Observed | undefined): MachineResult {
     const t = this.timing;
     if (scan.layout !== "unknown") this.layout = scan.layout; // sticky: a remount must not flap the layout
     if (scan.url.kind !== "transient") this.stableUrl = scan.url.url;
@@ -145,7 +145,7 @@ export class StateMachine {
 
     const result: MachineResult = {};
     if (next !== undefined) {
-      let status: Status | undefined;
+      let status: Observed | undefined;
       if (next === "idle" || next === "ready") {
         // Read only from an assistant turn: a just-sent user turn (before Stop shows) keeps the last status.
         if (scan.turns.newestAssistant && this.status?.sig !== scan.contentSig) {
@@ -228,12 +228,13 @@ export class StateMachine {
     return candidates.length > 0 ? Math.min(...candidates) : undefined;
   }
 
-  private report(state: ConversationState, errorCode?: string, status?: Status): StateReport {
+  private report(state: ConversationState, errorCode?: string, block?: Observed): StateReport {
     return {
       state,
       ...(errorCode !== undefined ? { errorCode } : {}),
       url: this.stableUrl ?? "",
-      ...(status !== undefined ? { continuationStatus: status } : {}),
+      ...(block !== undefined && !("error" in block) ? { continuationStatus: block.status } : {}),
+      ...(block !== undefined ? { block } : {}),
       layout: this.layout,
     };
   }

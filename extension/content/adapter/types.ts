@@ -1,5 +1,6 @@
 // Public types of the ChatGPT page adapter: what it reports, what it needs injected, what submission returns.
 // Kept apart from the implementation so the content-script entry and the background can import them cheaply.
+import type { ContinuationBlock, ContinuationBlockError } from "../../../shared/continuation-block.ts";
 import type { SelectorTable } from "./selectors.ts";
 
 export type ConversationState = "ready" | "generating" | "idle" | "error" | "closed";
@@ -14,6 +15,11 @@ export interface StateReport {
   url: string;
   /** `status:` of the continuation-state block ending the newest assistant turn, when not generating. */
   continuationStatus?: "working" | "complete" | "blocked";
+  /**
+   * The parsed block (or why there is none) of the newest assistant turn, with `continuationStatus`. It never
+   * leaves the page as text: the content bridge turns it into a hashed report (shared/continuation-block-report).
+   */
+  block?: ContinuationBlock | ContinuationBlockError;
   layout: Layout;
 }
 

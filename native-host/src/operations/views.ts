@@ -70,6 +70,8 @@ export interface WorkerView {
   readonly unreadMessages: number;
   /** Work locations the worker owns now (spec 24); released ones are in provenance_get. */
   readonly worktrees: readonly string[];
+  /** Adopted from an open conversation ("Keep this conversation going"): the popup offers Release. */
+  readonly adopted: boolean;
 }
 
 export function workerView(state: DomainState, w: Worker): WorkerView {
@@ -104,6 +106,7 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
     policyOverride: w.policyOverride,
     unreadMessages: w.inboxSeq - w.inboxReadSeq,
     worktrees: ownedClaims(w).map((c) => c.location),
+    adopted: w.adoptedAt !== undefined,
   };
 }
 
