@@ -141,7 +141,9 @@ function readEditor(editor: HTMLElement): string {
     const walk = (n: Node) => {
       if (n.nodeType === Node.TEXT_NODE) line += n.textContent ?? "";
       else if (n instanceof HTMLBRElement) {
-        if (!n.classList.contains("ProseMirror-trailingBreak")) line += "\n";
+        // A <br> that ends its block only holds the line open (browsers insert one there); it adds no line.
+        const trailing = n.classList.contains("ProseMirror-trailingBreak") || n === block.lastChild;
+        if (!trailing) line += "\n";
       } else n.childNodes.forEach(walk);
     };
     walk(block);
@@ -743,6 +745,10 @@ async function loadConversation(): Promise<void> {
   if (active) await resume();
 }
 
+// Like the real app, the page holds its session (user, access token) in its own memory.
+void fetch("/api/auth/session")
+  .then((r) => r.json())
+  .then((session: unknown) => Object.assign(window, { __session: session }));
 mountComposer();
 if (config.hydrationRemountMs !== null) {
   // Hydration replaces the composer once; text inserted before that is lost (research §9.11).
