@@ -120,6 +120,14 @@ let sendTimer: number | undefined;
 let acceptingDom = false;
 let revertTimer: number | undefined;
 let chips = 0;
+/** Whether this draft's first edit was reported (bench:e2e times idle → the continuation starting to go in). */
+let editReported = false;
+
+function noteEdit(): void {
+  if (editReported) return;
+  editReported = true;
+  report("edit-started", { t: Date.now() });
+}
 
 function emptyParagraph(): HTMLParagraphElement {
   const p = el("p", {
@@ -272,6 +280,8 @@ function mountComposer(): void {
     setModel(readEditor(editor));
     queueMicrotask(() => (acceptingDom = false));
   });
+  editor.addEventListener("beforeinput", noteEdit);
+  editor.addEventListener("paste", noteEdit);
   editor.addEventListener("paste", onPaste);
   editor.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || e.shiftKey || e.isComposing) return;
@@ -579,7 +589,11 @@ function setUrl(path: string): void {
 async function send(text: string, retry: boolean): Promise<void> {
   lastUserText = text;
   const userId = crypto.randomUUID();
-  if (!retry) thread.append(userTurn(text, userId));
+  if (!retry) {
+    thread.append(userTurn(text, userId));
+    report("user-turn-shown", { t: Date.now() });
+  }
+  editReported = false;
   if (!conversationId) setUrl(`/c/local-chatgpt%3A${crypto.randomUUID()}`);
   generating = true;
   stopShown = false;
