@@ -1,9 +1,11 @@
 // Spec 26.4 primary scenario in real Chromium: the production extension and the real native host against the
 // fake chatgpt.com, in both DOM layouts. Attempt 1 ends idle, attempts 2 and 3 follow automatically,
 // worker_complete ends the worker, and no attempt 4 is ever sent.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Layout } from "../fake-chatgpt/server.ts";
-import { buildExtension, ChromiumE2E } from "./harness.ts";
+import { buildExtension, ChromiumE2E, waitFor } from "./harness.ts";
 import { completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
 
 let ext: string;
@@ -52,4 +54,71 @@ describe.each<Layout>(["classic", "composer-2026"])("primary scenario, %s layout
     expect(e2e.fake.stored()).toHaveLength(3);
     expectCleanRun(e2e.fake);
   }, 120_000);
+});
+
+/** Every file under a directory, with its bytes. */
+function filesUnder(dir: string): [string, Buffer][] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const file = path.join(e.parentPath, e.name);
+      return [file, readFileSync(file)];
+    });
+}
+
+describe("privacy (spec 23) after the scenarios", () => {
+  it("keeps no answer or typed text, cookie or access token in the host's files or the extension's storage", async () => {
+    // A person types in an unmanaged tab: the extension observes it, and must not keep the text.
+    const personal = `personal note ${Date.now()} do not keep`;
+    e2e.fake.page.layout = "classic";
+    const page = await e2e.context.newPage();
+    const since = Date.now();
+    await page.goto("https://chatgpt.com/");
+    // Text typed before hydration replaces the composer is lost (research §9.11), as it would be for a person.
+    await waitFor(
+      () => e2e.fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
+      "the composer to hydrate",
+    );
+    await page.locator("#prompt-textarea").click();
+    await page.keyboard.type(personal);
+    await page.locator("#composer-submit-button:not([disabled])").click();
+    await waitFor(() => e2e.fake.userMessages.some((m) => m.text === personal), "the typed message sent");
+    await e2e.fake.settled();
+    expect(
+      await page.evaluate(() => JSON.stringify((window as { __session?: unknown }).__session)),
+    ).toContain(e2e.fake.secrets.accessToken);
+    const forbidden = [
+      e2e.fake.secrets.sessionCookie,
+      e2e.fake.secrets.accessToken,
+      personal,
+      // Sentences that only ever appear in assistant answers (tool arguments are the agent's reports, allowed).
+      "Looking at the repository.",
+      "Finishing up.",
+    ];
+    const sw = await e2e.serviceWorker();
+    const storage = await sw.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open("chatgpt-orchestrator");
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(new Error(String(r.error)));
+      });
+      const out: Record<string, unknown> = {};
+      for (const name of Array.from(db.objectStoreNames))
+        out[name] = await new Promise((resolve) => {
+          const r = db.transaction(name).objectStore(name).getAll();
+          r.onsuccess = () => resolve(r.result);
+        });
+      db.close();
+      return JSON.stringify(out);
+    });
+    expect(storage).toContain("bindings");
+    const hostFiles = filesUnder(e2e.home);
+    expect(hostFiles.length).toBeGreaterThan(2);
+    for (const secret of forbidden) {
+      expect(storage, "extension storage").not.toContain(secret);
+      for (const [file, bytes] of hostFiles)
+        expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
+    }
+    await page.close();
+  }, 60_000);
 });

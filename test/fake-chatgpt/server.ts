@@ -99,6 +99,11 @@ export class FakeChatGPT {
   readonly conversations = new Map<string, Conversation>();
   readonly scriptErrors: string[] = [];
   readonly page: PageSettings = { layout: "classic", signedOut: false, rateLimitOnLoad: false };
+  /** The signed-in session's cookie and access token, as chatgpt.com hands them out; nothing may store them. */
+  readonly secrets = {
+    sessionCookie: `fake-session-${randomUUID()}`,
+    accessToken: `fake-access-${randomUUID()}`,
+  };
   private assistant: Assistant = defaultAssistant;
   private connector: ConnectorClient | null = null;
   private readonly approvals = new Map<string, (decision: string) => void>();
@@ -230,7 +235,13 @@ export class FakeChatGPT {
       return;
     }
     if (req.method === "GET" && path === "/api/auth/session") {
-      this.json(res, 200, this.page.signedOut ? {} : { user: { id: "user-fake", name: "Test User" } });
+      this.json(
+        res,
+        200,
+        this.page.signedOut
+          ? {}
+          : { user: { id: "user-fake", name: "Test User" }, accessToken: this.secrets.accessToken },
+      );
       return;
     }
     if (req.method === "POST" && path === "/__fake/event") {
@@ -288,7 +299,15 @@ export class FakeChatGPT {
         layout: this.page.layout,
         signedOut: this.page.signedOut,
       });
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+        ...(this.page.signedOut
+          ? {}
+          : {
+              "set-cookie": `__Secure-next-auth.session-token=${this.secrets.sessionCookie}; Path=/; Secure; HttpOnly; SameSite=Lax`,
+            }),
+      });
       res.end(this.html());
       return;
     }

@@ -120,6 +120,14 @@ let sendTimer: number | undefined;
 let acceptingDom = false;
 let revertTimer: number | undefined;
 let chips = 0;
+/** Whether this draft's first edit was reported (bench:e2e times idle → the continuation starting to go in). */
+let editReported = false;
+
+function noteEdit(): void {
+  if (editReported) return;
+  editReported = true;
+  report("edit-started", { t: Date.now() });
+}
 
 function emptyParagraph(): HTMLParagraphElement {
   const p = el("p", {
@@ -141,7 +149,9 @@ function readEditor(editor: HTMLElement): string {
     const walk = (n: Node) => {
       if (n.nodeType === Node.TEXT_NODE) line += n.textContent ?? "";
       else if (n instanceof HTMLBRElement) {
-        if (!n.classList.contains("ProseMirror-trailingBreak")) line += "\n";
+        // A <br> that ends its block only holds the line open (browsers insert one there); it adds no line.
+        const trailing = n.classList.contains("ProseMirror-trailingBreak") || n === block.lastChild;
+        if (!trailing) line += "\n";
       } else n.childNodes.forEach(walk);
     };
     walk(block);
@@ -270,6 +280,8 @@ function mountComposer(): void {
     setModel(readEditor(editor));
     queueMicrotask(() => (acceptingDom = false));
   });
+  editor.addEventListener("beforeinput", noteEdit);
+  editor.addEventListener("paste", noteEdit);
   editor.addEventListener("paste", onPaste);
   editor.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || e.shiftKey || e.isComposing) return;
@@ -577,7 +589,11 @@ function setUrl(path: string): void {
 async function send(text: string, retry: boolean): Promise<void> {
   lastUserText = text;
   const userId = crypto.randomUUID();
-  if (!retry) thread.append(userTurn(text, userId));
+  if (!retry) {
+    thread.append(userTurn(text, userId));
+    report("user-turn-shown", { t: Date.now() });
+  }
+  editReported = false;
   if (!conversationId) setUrl(`/c/local-chatgpt%3A${crypto.randomUUID()}`);
   generating = true;
   stopShown = false;
@@ -743,6 +759,10 @@ async function loadConversation(): Promise<void> {
   if (active) await resume();
 }
 
+// Like the real app, the page holds its session (user, access token) in its own memory.
+void fetch("/api/auth/session")
+  .then((r) => r.json())
+  .then((session: unknown) => Object.assign(window, { __session: session }));
 mountComposer();
 if (config.hydrationRemountMs !== null) {
   // Hydration replaces the composer once; text inserted before that is lost (research §9.11).
