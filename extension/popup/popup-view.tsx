@@ -144,7 +144,7 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
             <WorkerControls client={client} worker={tabWorker} show={{ stop: false }} />
           </div>
         ) : (
-          <p class="muted">This tab is not a managed conversation.</p>
+          <p class="muted">No unfinished worker in this tab.</p>
         )}
       </section>
     </>
