@@ -155,7 +155,7 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
         ) : client.status.value?.tabAdoptable === true ? (
           <AdoptPanel client={client} />
         ) : (
-          <p class="muted">This tab is not a managed conversation.</p>
+          <p class="muted">No unfinished worker in this tab.</p>
         )}
       </section>
     </>

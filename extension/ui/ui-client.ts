@@ -39,6 +39,8 @@ const RECONNECT_MS = 300;
 export class UiClient {
   /** Null until the background has answered once (or while it is gone). */
   readonly status: Signal<UiStatus | null> = signal(null);
+  /** False once the extension context is gone for good (extension reloaded under a content script). */
+  readonly alive = signal(true);
   /** The host's event cursor at its last `ui.changed`; every change bumps `changes`. */
   readonly changes = signal(0);
   private port: ClientPort | undefined;
@@ -109,6 +111,9 @@ export class UiClient {
     try {
       port = this.connect(this.portName);
     } catch {
+      // Only an invalidated extension context refuses to connect: retrying would never succeed.
+      this.closed = true;
+      this.alive.value = false;
       this.lost();
       return;
     }

@@ -74,6 +74,30 @@ describe("overlay presence", () => {
     await until(() => document.getElementById(OVERLAY_HOST_ID) === null, "tab no longer managed");
   });
 
+  it("removes itself when the extension context is gone (extension reloaded under the page)", async () => {
+    const w = worker("Working");
+    const bg = new ScriptedBackground(null);
+    bg.answer("ui_worker_detail", { worker: w, attempts: [], events: [] });
+    let connects = 0;
+    overlay = startOverlay({
+      api: {
+        runtime: {
+          connect: () => {
+            connects += 1;
+            if (connects > 1) throw new Error("Extension context invalidated.");
+            return bg.port;
+          },
+        },
+      },
+      document,
+    });
+    bg.setStatus({ tabWorkerId: w.id });
+    await until(() => document.getElementById(OVERLAY_HOST_ID) !== null, "mounted");
+    (bg.port.onDisconnect as unknown as { emit(p: unknown): void }).emit(bg.port);
+    await until(() => document.getElementById(OVERLAY_HOST_ID) === null, "removed");
+    expect(connects).toBe(2);
+  });
+
   it("sits top right with a bounded drawer, away from the composer at the bottom", () => {
     expect(OVERLAY_CSS).toMatch(/position: fixed; top: 64px; right: 16px/);
     expect(OVERLAY_CSS).toMatch(/max-height: 50vh/);

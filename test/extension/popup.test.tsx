@@ -38,7 +38,7 @@ describe("popup in each worker state", () => {
       if (label === "Complete") {
         // Finished workers leave the popup's list (it shows unfinished ones); nothing to control.
         expect(byTestId(root, "worker")).toHaveLength(0);
-        expect(byTestId(root, "current-tab")[0]!.textContent).toContain("not a managed conversation");
+        expect(byTestId(root, "current-tab")[0]!.textContent).toContain("No unfinished worker in this tab");
         await expectAccessible(root);
         return;
       }

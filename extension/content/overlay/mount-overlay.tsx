@@ -42,6 +42,7 @@ export function startOverlay(opts: {
 
   const update = () => {
     const status = client.status.value;
+    if (!client.alive.value) return unmount();
     // While the background restarts (status null) keep what is shown; it says "offline" itself.
     if (status === null) return;
     const workerId = status.prefs.overlay ? status.tabWorkerId : null;
@@ -69,12 +70,14 @@ export function startOverlay(opts: {
   };
 
   const unsubscribe = client.status.subscribe(() => update());
+  const unsubscribeAlive = client.alive.subscribe(() => update());
   return {
     client,
     host: () => host,
     shadow: () => root,
     stop: () => {
       unsubscribe();
+      unsubscribeAlive();
       unmount();
       client.close();
     },

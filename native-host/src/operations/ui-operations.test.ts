@@ -65,6 +65,18 @@ describe("ui_summary", () => {
     expect(summary.eventSeq).toBe(backend.lastEventSeq());
   });
 
+  it("filters by run when asked", async () => {
+    const { run } = (await call("run_create", { name: "one" })) as { run: { id: string } };
+    await call("run_create", { name: "two" });
+    await call("worker_spawn", { runId: run.id, path: "/root", objective: "lead" });
+    const summary = (await call("ui_summary", { runId: run.id })) as {
+      runs: { id: string }[];
+      workers: { runId: string }[];
+    };
+    expect(summary.runs.map((r) => r.id)).toEqual([run.id]);
+    expect(summary.workers.map((w) => w.runId)).toEqual([run.id]);
+  });
+
   it("rejects unknown parameters like every operation", async () => {
     const result = await invoke(OPERATIONS, "ui_summary", { extra: 1 }, backend);
     expect(result).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } });

@@ -13,16 +13,17 @@ export const uiSummary = defineOperation({
   name: "ui_summary",
   title: "Operator summary",
   description:
-    "Active runs with their Auto Resume default and state counts, and every unfinished worker in operator words (the popup and toolbar badge view).",
-  input: {},
+    "Active runs with their Auto Resume default and state counts, and every unfinished worker in operator words (the popup and toolbar badge view); optionally of one run.",
+  input: { runId: z.string().min(1).optional() },
   annotations: READ,
-  run(ctx) {
+  run(ctx, input) {
+    const wanted = (runId: string) => input.runId === undefined || runId === input.runId;
     const runs = Object.values(ctx.state.runs)
-      .filter((r) => r.status === "active")
+      .filter((r) => r.status === "active" && wanted(r.id))
       .sort((a, b) => b.createdAt - a.createdAt)
       .map((r) => runView(ctx.state, r));
     const workers = Object.values(ctx.state.workers)
-      .filter((w) => w.status === "active")
+      .filter((w) => w.status === "active" && wanted(w.runId))
       .sort((a, b) => a.createdAt - b.createdAt)
       .map((w) => workerView(ctx.state, w));
     return Promise.resolve(ok({ runs, workers, eventSeq: ctx.lastEventSeq() }));
