@@ -356,6 +356,19 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
             {d.worker.summary ? ` · ${d.worker.summary}` : ""}
           </p>
           {d.worker.pause ? <p>Paused: {d.worker.pause.reason}</p> : null}
+          <h3>Provenance</h3>
+          <dl data-testid="provenance">
+            <dt>Path</dt>
+            <dd>{d.worker.path}</dd>
+            <dt>Conversation</dt>
+            <dd>{d.worker.conversation.url ?? "not opened yet"}</dd>
+            <dt>Owns</dt>
+            <dd>
+              {(d.worker.worktrees ?? []).length > 0 ? (d.worker.worktrees ?? []).join(", ") : "no worktree"}
+            </dd>
+            <dt>Automatic resumes</dt>
+            <dd>{d.worker.autoResumes}</dd>
+          </dl>
           <h3>Execution attempts</h3>
           <table data-testid="attempts">
             <thead>
@@ -367,6 +380,7 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
                 <th scope="col">Ended</th>
                 <th scope="col">Outcome</th>
                 <th scope="col">Prompt</th>
+                <th scope="col">Browser</th>
               </tr>
             </thead>
             <tbody>
@@ -382,6 +396,7 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
                     {a.errorCode ? ` (${a.errorCode})` : ""}
                   </td>
                   <td>{a.promptId}</td>
+                  <td>{a.executorId ?? "—"}</td>
                 </tr>
               ))}
             </tbody>

@@ -37,6 +37,8 @@ const waitSchema = z.discriminatedUnion("kind", [
 
 export const workerViewSchema = z.object({
   id: z.string(),
+  /** Worktrees (paths or branches) this worker owns (spec 24). */
+  worktrees: z.array(z.string()).optional(),
   adopted: z.boolean().optional(),
   runId: z.string(),
   path: z.string(),
@@ -102,6 +104,7 @@ export const attemptViewSchema = z.object({
   terminalAt: z.number().nullable(),
   outcome: z.string().nullable(),
   errorCode: z.string().nullable(),
+  executorId: z.string().nullable().optional(),
 });
 export type AttemptView = z.infer<typeof attemptViewSchema>;
 

@@ -30,7 +30,7 @@ function dashboard(
   bg.answer("run_list", { runs: [run(), run({ id: "run-0", name: "Older", status: "completed" })] });
   bg.answer("run_get", { run: run(), workers });
   bg.answer("ui_worker_detail", (p: Record<string, unknown>) => ({
-    worker: workers.find((w) => w.id === p.workerId),
+    worker: { ...workers.find((w) => w.id === p.workerId), worktrees: ["repo/wt-a"] },
     attempts: [
       {
         seq: 1,
@@ -38,6 +38,7 @@ function dashboard(
         state: "completed",
         promptKind: "initial",
         promptId: "initial@1",
+        executorId: "chromium-profile-1",
         wakeReasons: [],
         scheduledAt: NOW - 60_000,
         submittedAt: NOW - 59_000,
@@ -174,6 +175,9 @@ describe("dashboard actions", () => {
     await until(() => byTestId(root, "attempts").length === 1, "attempts");
     const drill = byTestId(root, "drill")[0]!;
     expect(byTestId(drill, "attempts")[0]!.textContent).toContain("initial@1");
+    expect(byTestId(drill, "attempts")[0]!.textContent).toContain("chromium-profile-1");
+    expect(byTestId(drill, "provenance")[0]!.textContent).toContain("/root/working");
+    expect(byTestId(drill, "provenance")[0]!.textContent).toContain("repo/wt-a");
     expect(byTestId(drill, "events")[0]!.textContent).toContain("execution submitted");
     expect(bg.callsOf("ui_worker_detail")[0]).toEqual({ workerId: "w-working", recentEvents: 50 });
     await expectAccessible(root);

@@ -66,6 +66,8 @@ export const uiWorkerDetail = defineOperation({
       terminalAt: a.terminalAt ?? null,
       outcome: a.outcome ?? null,
       errorCode: a.errorCode ?? null,
+      /** Which browser profile ran it (spec 24): attempts on two browsers of one backend stay apart. */
+      executorId: a.executorId ?? null,
     }));
     return Promise.resolve(
       ok({
