@@ -47,6 +47,11 @@ export async function buildExtension(target: "chrome" | "firefox"): Promise<stri
   return path.join(out, target);
 }
 
+/** Removes a build made by `buildExtension`. */
+export function removeExtensionBuild(dir: string): void {
+  rmSync(path.dirname(dir), { recursive: true, force: true });
+}
+
 export async function orchestratorCli(
   args: string[],
   env: Record<string, string>,
@@ -294,7 +299,11 @@ export class ChromiumE2E {
       await waitFor(() => !isAlive(pid), "the host to exit", 15_000).catch(() => undefined);
     rmSync(this.udd, { recursive: true, force: true });
     rmSync(this.fakeHome, { recursive: true, force: true });
-    if (this.ownsHome) rmSync(this.home, { recursive: true, force: true });
+    if (this.ownsHome) {
+      rmSync(this.home, { recursive: true, force: true });
+      // The first browser of a file owns the build too (a second profile on the same backend shares it).
+      removeExtensionBuild(this.ext);
+    }
   }
 }
 

@@ -280,7 +280,9 @@ function mountComposer(): void {
     setModel(readEditor(editor));
     queueMicrotask(() => (acceptingDom = false));
   });
+  // execCommand fires no beforeinput (Input Events spec), only input; the insert itself is synchronous.
   editor.addEventListener("beforeinput", noteEdit);
+  editor.addEventListener("input", noteEdit);
   editor.addEventListener("paste", noteEdit);
   editor.addEventListener("paste", onPaste);
   editor.addEventListener("keydown", (e) => {
