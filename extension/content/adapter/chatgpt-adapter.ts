@@ -221,7 +221,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
             sleep: (ms) => new Promise<void>((resolve) => void opts.setTimeout(resolve, ms)),
             tick,
             hasMarker,
-            noteSubmitted: (scan) => emit(machine.noteSubmitted(scan, opts.now())),
+            noteSubmitted: (scan, answered) => emit(machine.noteSubmitted(scan, opts.now(), answered)),
           },
           req,
         ),

@@ -240,6 +240,16 @@ export function userTurnContains(doc: Document, table: SelectorTable, needle: st
   return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
 }
 
+/**
+ * Our submission (the turn carrying `needle`) is already answered: a later turn exists and the newest is an
+ * assistant turn. A container holding both roles never counts (its index is the newest), which is the safe side.
+ */
+export function answerFollows(turns: TurnScan, needle: string): boolean {
+  if (needle === "" || turns.newestRole !== "assistant") return false;
+  const i = turns.turns.findIndex((t) => (t.textContent ?? "").includes(needle));
+  return i >= 0 && i < turns.turns.length - 1;
+}
+
 /** User turns and user message nodes (selfTest). */
 export function userNodes(doc: Document, table: SelectorTable): Element[] {
   const { turns } = scanTurns(doc, table);

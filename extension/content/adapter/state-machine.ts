@@ -164,14 +164,16 @@ export class StateMachine {
   }
 
   /** Our submission was proven: the turn is in progress even before Stop shows (it can take 2 s). */
-  noteSubmitted(scan: PageScan, now: number): StateReport {
+  noteSubmitted(scan: PageScan, now: number, answered = false): StateReport {
     this.state = "generating";
     this.errorCode = undefined;
     this.generationSeen = true;
     this.thinkingTurn = false;
     this.lastBusyAt = now;
     this.rawError = undefined;
-    this.awaitingAnswer = { since: now, sig: scan.contentSig };
+    // Normally the answer turn appears later; if it is already there (a short answer streamed before our proof
+    // was seen), waiting for it would hold idle for the whole answer-wait fallback.
+    this.awaitingAnswer = answered ? undefined : { since: now, sig: scan.contentSig };
     if (scan.url.kind !== "transient") this.stableUrl = scan.url.url;
     this.status = undefined;
     this.lastReport = this.report("generating");

@@ -45,6 +45,16 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(states()).toEqual(["ready", "generating", "idle"]);
   });
 
+  it("an answer that is already complete when the submission is proven still ends the turn promptly", async () => {
+    // Seen in Firefox: a short answer streamed and finished before the proof poll saw our user turn.
+    const { adapter, page, states } = await setup({ layout });
+    page.reply = { stopDelayMs: 0, chunkMs: 0, chunks: ["Done."] };
+    const out = await run(adapter, request("orc-fast"), 6_000);
+    expect(out).toMatchObject({ outcome: "submitted" });
+    // Within the idle debounce, not after the 30 s answer-wait fallback.
+    expect(states().slice(-2)).toEqual(["generating", "idle"]);
+  });
+
   it("read-back mismatch → failed before-submit, nothing clicked, our partial text removed", async () => {
     const { adapter, page } = await setup({ layout, editorModel: "mangle" });
     const out = await run(adapter, request("orc-mangle"));

@@ -6,7 +6,7 @@ import type { StateMachine } from "./state-machine.ts";
 import { TURN_ERRORS } from "./state-machine.ts";
 import { editorText, normalizeText } from "./page-text.ts";
 import { isDisabled, labelOf } from "./dom.ts";
-import { sendReady, type ButtonKind, type PageScan } from "./page-scan.ts";
+import { answerFollows, sendReady, type ButtonKind, type PageScan } from "./page-scan.ts";
 import type { SelectorTable } from "./selectors.ts";
 import type {
   PageWindow,
@@ -27,8 +27,8 @@ export interface SubmitContext {
   /** Scans the page and updates the state machine (reporting a transition if the adapter is started). */
   tick(): { scan: PageScan; report: StateReport };
   hasMarker(marker: string): boolean;
-  /** Our submission was proven: the machine reports generating now. */
-  noteSubmitted(scan: PageScan): void;
+  /** Our submission was proven (`answered`: its answer turn is already there): the machine reports generating. */
+  noteSubmitted(scan: PageScan, answered: boolean): void;
 }
 
 type Failure = Extract<SubmitOutcome, { outcome: "failed" }>;
@@ -292,7 +292,7 @@ async function acceptance(
       (editor.isConnected && scan.composer.editor === editor && editorText(editor).trim() === "") ||
       (scan.composer.stopVisible && !stopBefore);
     if (proven) {
-      ctx.noteSubmitted(scan);
+      ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker));
       return { outcome: "submitted", url: await settledUrl(ctx, scan) };
     }
     // On a chat that never got an id, the delivery-timeout banner proves non-delivery (S3 PR #274).
