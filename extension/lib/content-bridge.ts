@@ -96,7 +96,9 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     const block = blockOf(raw);
     reports = reports.then(async () => {
       const continuationBlock =
-        block && (report.state === "idle" || report.state === "ready")
+        // Only a turn this page saw end (idle) carries its block: a `ready` page load or a re-read of the same
+        // turn must not count as another response for the host's block policy.
+        block && report.state === "idle"
           ? await blockReportFromParse(block).catch((e: unknown) => {
               log.warn(`continuation block not reported: ${errorText(e)}`);
               return undefined;
