@@ -12,7 +12,7 @@ export const DEFAULT_SKILL_DIR = path.join(REPO_ROOT, "skills", SKILL_NAME);
 export const DEFAULT_OUT_DIR = path.join(REPO_ROOT, "dist", "skills");
 
 /** Fixed entry time, so the same skill files always give the same archive bytes. */
-const ENTRY_MTIME = new Date(2000, 0, 1);
+export const ENTRY_MTIME = new Date(2000, 0, 1);
 
 export interface SkillFrontmatter {
   readonly name: string;

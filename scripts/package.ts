@@ -9,13 +9,11 @@ import { parseArgs, promisify } from "node:util";
 import { zipSync, type Zippable } from "fflate";
 import { build } from "vite";
 import { HOST_VERSION } from "../native-host/src/host/host-entry.ts";
-import { packageSkill } from "./package-skill.ts";
+import { ENTRY_MTIME, packageSkill } from "./package-skill.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NAME = "chatgpt-orchestrator";
-/** Fixed entry time, so unchanged inputs give identical archive bytes. */
-const ENTRY_MTIME = new Date(2000, 0, 1);
 
 export interface PackageResult {
   readonly version: string;

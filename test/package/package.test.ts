@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
 import { HOST_VERSION } from "../../native-host/src/host/host-entry.ts";
 import { packageAll, type PackageResult } from "../../scripts/package.ts";
+import { waitFor } from "../e2e/harness.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -30,16 +31,6 @@ function unzip(file: string, dir: string): void {
     if (name.endsWith("/")) continue;
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), bytes);
-  }
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -113,12 +104,12 @@ describe("npm run package", () => {
       if (!context.serviceWorkers().some((w) => w.url().startsWith(prefix)))
         await context.waitForEvent("serviceworker", { predicate: (w) => w.url().startsWith(prefix) });
       const executors = await waitFor(
-        "the packaged host to report a connected executor",
         async () => {
           const { stdout } = await run(process.execPath, [host, "status", "--json"], { env });
           const status = JSON.parse(stdout) as { owner: unknown; executors: unknown[] };
           return status.owner !== null && status.executors.length > 0 ? status.executors : undefined;
         },
+        "the packaged host to report a connected executor",
         30_000,
       );
       expect(executors).toHaveLength(1);
