@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   "DEADLINE_EXCEEDED",
   "RATE_LIMITED",
   "USAGE_CAP",
+  // Executor: a command the host withdrew (spec 21.3) before its submission started; it was never sent.
+  "CANCELLED",
   // Host: requests refused.
   "INVALID_INPUT",
   "INVALID_POLICY",

@@ -558,21 +558,30 @@ export class Executor {
     }
   }
 
-  private async onCancel(commandId: string): Promise<void> {
-    const cancelled = await this.journal.transition(
-      commandId,
-      ["received"],
-      "failed",
-      { errorCode: CANCELLED, detail: "cancelled by the host before submission", resultSent: true },
-      this.now(),
-    );
-    if (cancelled) {
+  /**
+   * Spec 21.3: a command not yet being submitted is withdrawn, and the host is told (CANCELLED proves it was
+   * never sent, so the host can close the attempt). One already being submitted runs on; its result is reported.
+   */
+  private onCancel(commandId: string): Promise<void> {
+    return this.step(async () => {
+      const now = this.now();
+      // Only from `received`, in one transaction: a submission that has started wins and reports its own result.
+      const cancelled = await this.journal.transition(
+        commandId,
+        ["received"],
+        "failed",
+        { errorCode: CANCELLED, detail: "cancelled by the host before submission" },
+        now,
+      );
+      if (!cancelled) {
+        const entry = await this.journal.get(commandId);
+        this.deps.log.info(`cancel of ${commandId} ignored: ${entry ? entry.phase : "unknown command"}`);
+        return;
+      }
       this.aborts.get(commandId)?.abort();
       this.deps.log.info(`${commandId} cancelled before submission`);
-    } else {
-      const entry = await this.journal.get(commandId);
-      this.deps.log.info(`cancel of ${commandId} ignored: ${entry ? entry.phase : "unknown command"}`);
-    }
+      if (this.send(resultMessage(cancelled))) await this.journal.markFailureReported(commandId, now);
+    });
   }
 
   // ── carrying out a command ────────────────────────────────────────────────────────────────────

@@ -154,10 +154,14 @@ describe("commands", () => {
     expect(await h.result(first.commandId)).toMatchObject({ outcome: "submitted" });
     await h.executor.idle();
     expect(adapter.submits).toHaveLength(2);
-    expect(h.sent("command.result", second.commandId)).toEqual([]);
+    // The host is told, so it can close the attempt as never delivered (spec 21.3).
+    expect(h.sent("command.result", second.commandId)).toEqual([
+      expect.objectContaining({ outcome: "failed", errorCode: "CANCELLED" }),
+    ]);
     expect(await h.db.journal.get(second.commandId)).toMatchObject({
       phase: "failed",
       errorCode: "CANCELLED",
+      resultSent: true,
     });
   });
 });

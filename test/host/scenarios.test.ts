@@ -150,6 +150,75 @@ describe("host scenarios (spec 26.4, protocol level)", () => {
 });
 
 describe("executor absent for a while (owner = orchestrator serve, executors relay)", () => {
+  it("a worker that completes while its resume waits for a browser: withdrawn on hello, never sent", async () => {
+    const home = tempHome();
+    const serve = spawnServe(home);
+    try {
+      const mcp = await connectMcp(home);
+      const getWorker = (id: string) => tool<WorkerOut>(mcp, "worker_get", { workerId: id });
+      let ext = ScriptedExtension.spawn({ home });
+      await ext.hello();
+      const { run } = await tool<{ run: { id: string } }>(mcp, "run_create", {
+        name: "Run",
+        policy: { mode: "auto", idleGraceMs: 50 },
+      });
+      const spawnOne = async (path: string) => {
+        const { worker } = await tool<WorkerOut>(mcp, "worker_spawn", { runId: run.id, path, objective: "x" });
+        const create = await waitFor(() => ext.commandsFor(worker.id)[0], `create ${path}`);
+        ext.submit(create);
+        ext.observe(worker.id, "generating");
+        ext.observe(worker.id, "idle");
+        return worker.id;
+      };
+      // `never` ends before its resume reaches a browser; `held` has its resume in the journal, not started.
+      const never = await spawnOne("/root");
+      const held = await spawnOne("/root/held");
+      const resume = await waitFor(() => ext.commandsFor(held)[1], "held's resume");
+      ext.closeStdin();
+      await ext.exited;
+      await waitFor(async () => (await getWorker(never)).worker.attempt?.seq === 2, "never's resume scheduled");
+      await tool(mcp, "worker_complete", { workerId: never, summary: "done elsewhere" });
+      await tool(mcp, "worker_complete", { workerId: held, summary: "done" });
+
+      ext = ScriptedExtension.spawn({ home });
+      const bound = (id: string) => ({ workerId: id, binding: "bound" as const });
+      await ext.hello(
+        [bound(never), bound(held)],
+        [{ commandId: resume.commandId, workerId: held, phase: "received" }],
+      );
+      const cancel = await waitFor(
+        () => ext.received.find((m) => m.kind === "command.cancel"),
+        "cancel of the held resume",
+      );
+      expect(cancel).toMatchObject({ commandId: resume.commandId, workerId: held });
+      const closed = await waitFor(async () => {
+        const w = await getWorker(never);
+        return w.worker.attempt?.state === "cancelled" ? w : undefined;
+      }, "never's resume closed as not delivered");
+      expect(closed.attempts.map((a) => a.state)).toEqual(["idle", "cancelled"]);
+      expect(ext.commands).toHaveLength(0);
+      // The executor's answer to the cancel closes the other one.
+      ext.send({
+        kind: "command.result",
+        commandId: resume.commandId,
+        workerId: held,
+        outcome: "failed",
+        errorCode: "CANCELLED",
+      });
+      await waitFor(
+        async () => (await getWorker(held)).worker.attempt?.state === "cancelled",
+        "held's resume closed",
+      );
+      ext.closeStdin();
+      await ext.exited;
+      await mcp.close();
+    } finally {
+      serve.kill("SIGTERM");
+      await exited(serve);
+      removeHome(home);
+    }
+  });
+
   it("submits once after the executor returns, and not again on a later reconnect", async () => {
     const home = tempHome();
     const serve = spawnServe(home);

@@ -259,9 +259,26 @@ export class ExecutorHub implements CommandSink {
     });
     // Offer again what this executor should hold and does not know: same command id and idempotency key.
     for (const command of pendingCommands(this.opts.backend.state.workers)) {
-      if (journaled.has(command.commandId)) continue;
-      if (this.sessionFor(command) === session) this.sendCommand(session, command);
+      if (journaled.has(command.commandId) || this.sessionFor(command) !== session) continue;
+      if (this.isActive(command.workerId)) {
+        this.sendCommand(session, command);
+        continue;
+      }
+      // Spec 21.3: the worker ended while its command waited for a browser. It was never sent, so it is
+      // closed here as not delivered rather than submitted for a finished worker.
+      await this.apply({
+        type: "command.result",
+        workerId: command.workerId,
+        commandId: command.commandId,
+        outcome: "failed",
+        errorCode: "CANCELLED",
+        detail: "the worker ended before the command reached a browser",
+      });
     }
+  }
+
+  private isActive(workerId: string): boolean {
+    return this.opts.backend.state.workers[workerId]?.status === "active";
   }
 
   /** Spec 12.4: completed/submitted → the stored result; submission-started → ambiguous; received → wait. */
@@ -274,6 +291,9 @@ export class ExecutorHub implements CommandSink {
     };
     switch (entry.phase) {
       case "received":
+        // The executor still holds it: route the worker there, and withdraw it if the worker has ended.
+        this.owners.set(entry.workerId, executorId);
+        if (!this.isActive(entry.workerId)) this.cancel(entry.workerId, entry.commandId);
         return;
       case "submitted":
       case "completed":

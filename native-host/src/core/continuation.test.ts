@@ -357,6 +357,32 @@ describe("issue acceptance", () => {
     expect(sim.cancelled).toEqual([pending?.commandId]);
   });
 
+  it("completion while a resume is dispatched: the executor's CANCELLED closes it, nothing more follows", () => {
+    const sim = new Simulation();
+    sim.start();
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    const pending = sim.worker("w-1").current;
+    expect(pending?.state).toBe("scheduled");
+    sim.apply({ type: "worker.complete", workerId: "w-1", summary: "done" });
+    expect(sim.cancelled).toEqual([pending?.commandId]);
+    // The attempt waits for the executor's word: it may have been submitted just before the cancel arrived.
+    expect(sim.worker("w-1").current?.state).toBe("scheduled");
+    sim.apply({
+      type: "command.result",
+      workerId: "w-1",
+      commandId: pending!.commandId,
+      outcome: "failed",
+      errorCode: "CANCELLED",
+    });
+    expect(sim.worker("w-1").current?.state).toBe("cancelled");
+    expect(sim.worker("w-1").intent).toBeUndefined();
+    expect(sim.eventTypes("w-1").at(-1)).toBe("execution.cancelled");
+    sim.advance(60 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+    expect(sim.timer).toBeNull();
+  });
+
   it("a dependency event releases await_dependency and schedules exactly one attempt", () => {
     const sim = new Simulation();
     sim.start({ workerId: "root", path: "/root" });

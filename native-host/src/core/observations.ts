@@ -13,6 +13,7 @@ type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
 /** Codes with which the executor proves the prompt was NOT submitted: the intent may be delivered later. */
 const NOT_DELIVERED = new Set([
+  "CANCELLED",
   "STEERING_UNAVAILABLE",
   "TAB_CLOSED",
   "EXECUTOR_UNAVAILABLE",
