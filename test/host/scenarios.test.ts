@@ -163,7 +163,11 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
         policy: { mode: "auto", idleGraceMs: 50 },
       });
       const spawnOne = async (path: string) => {
-        const { worker } = await tool<WorkerOut>(mcp, "worker_spawn", { runId: run.id, path, objective: "x" });
+        const { worker } = await tool<WorkerOut>(mcp, "worker_spawn", {
+          runId: run.id,
+          path,
+          objective: "x",
+        });
         const create = await waitFor(() => ext.commandsFor(worker.id)[0], `create ${path}`);
         ext.submit(create);
         ext.observe(worker.id, "generating");
@@ -176,7 +180,10 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
       const resume = await waitFor(() => ext.commandsFor(held)[1], "held's resume");
       ext.closeStdin();
       await ext.exited;
-      await waitFor(async () => (await getWorker(never)).worker.attempt?.seq === 2, "never's resume scheduled");
+      await waitFor(
+        async () => (await getWorker(never)).worker.attempt?.seq === 2,
+        "never's resume scheduled",
+      );
       await tool(mcp, "worker_complete", { workerId: never, summary: "done elsewhere" });
       await tool(mcp, "worker_complete", { workerId: held, summary: "done" });
 
@@ -217,7 +224,7 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
       await exited(serve);
       removeHome(home);
     }
-  });
+  }, 90_000); // three host processes start in turn: slow on a loaded 2-core machine
 
   it("submits once after the executor returns, and not again on a later reconnect", async () => {
     const home = tempHome();
@@ -271,5 +278,5 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
       await exited(serve);
       removeHome(home);
     }
-  });
+  }, 90_000); // three host processes start in turn: slow on a loaded 2-core machine
 });

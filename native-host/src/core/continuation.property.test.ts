@@ -257,7 +257,7 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
 
 interface Track {
   /** The command sent to the executor whose attempt has neither a result nor a generating observation yet. */
-  pending?: { readonly commandId: string; readonly executionId: string };
+  pending?: { readonly commandId: string; readonly executionId: string; readonly steer: boolean };
   /** Command ids in the order the core emitted them. */
   readonly commands: string[];
   /** Time of the last confirmed submission (result `submitted`, or generating that proves it). */
@@ -678,8 +678,8 @@ class World {
       t.convo = { state: input.state, errorCode: input.errorCode };
       t.awaitingObservation = false;
       t.heldForChange = false;
-      if (input.state === "generating" && t.pending) {
-        // Generation is proof that the pending prompt was submitted.
+      if (input.state === "generating" && t.pending && !t.pending.steer) {
+        // Generation is proof that the pending prompt was submitted (not for a steer: its turn was already running).
         t.pending = undefined;
         t.lastSubmittedAt = this.now;
       }
@@ -728,7 +728,11 @@ class World {
       t.pending === undefined,
       () => `${what()} while ${t.pending?.commandId} is pending`,
     );
-    t.pending = { commandId: command.commandId, executionId: command.executionId };
+    t.pending = {
+      commandId: command.commandId,
+      executionId: command.executionId,
+      steer: command.type === "conversation.steer",
+    };
     t.commands.push(command.commandId);
 
     // Invariant 2: never for an ended or held worker, unless this very input lifted every hold it had.

@@ -231,6 +231,22 @@ describe("issue acceptance", () => {
     expect(cmds[2]?.prompt.wakeReasons).toEqual(expect.arrayContaining(["active_keepalive", "idle"]));
   });
 
+  it("a pending steer is not taken as submitted when the same turn flickers back to generating", () => {
+    const sim = new Simulation(7);
+    sim.start();
+    sim.advance(21 * MINUTE);
+    const steer = sim.worker("w-1").current;
+    expect(steer).toMatchObject({ delivery: "steer", state: "scheduled" });
+    // A late Stop: idle for a moment, then the same turn generates again. That is not proof of our steer.
+    sim.observe("w-1", "idle");
+    sim.observe("w-1", "generating");
+    expect(sim.worker("w-1").current).toMatchObject({ id: steer?.id, state: "scheduled" });
+    sim.result("w-1", "STEERING_UNAVAILABLE");
+    expect(sim.worker("w-1").current?.state).toBe("cancelled");
+    expect(sim.worker("w-1").autoResumes).toBe(0);
+    expect(sim.worker("w-1").intent?.reasons).toContain("active_keepalive");
+  });
+
   it("a successful submission resets the keepalive deadline", () => {
     const sim = new Simulation(3);
     sim.start();

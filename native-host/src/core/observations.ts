@@ -81,7 +81,10 @@ function onState(
     case "generating":
       // A late Stop button or a thinking pause: the turn did not really end, so the idle wake is withdrawn.
       withdrawWake(w, "idle");
-      // Generation is proof of submission even if the command result has not arrived yet.
+      // A pending steer targets a turn that is already generating: more generation proves nothing about it,
+      // only the executor's result does.
+      if (live && attempt.state === "scheduled" && attempt.delivery === "steer") return;
+      // Otherwise generation is proof of submission even if the command result has not arrived yet.
       if (live && attempt.state === "scheduled") onSubmitted(ctx, w, undefined);
       if (live && attempt.state !== "generating") {
         updateAttempt(

@@ -41,13 +41,22 @@ export async function runRelay(opts: {
         socket.write(encodeFrame(event.value, Number.MAX_SAFE_INTEGER));
       }
     };
+    let finished = false;
     const finish = (end: RelayEnd) => {
+      if (finished) return;
+      finished = true;
       // Pause before detaching: a flowing stream without listeners would drop what the executor sends next.
       opts.input.pause();
       opts.input.off("data", onData);
       opts.input.off("end", onEnd);
-      socket.destroy();
-      resolve(end);
+      if (end.kind === "owner-gone") {
+        socket.destroy();
+        resolve(end);
+        return;
+      }
+      // The executor's last frames may still sit in the socket's buffer: end (flush, then FIN) instead of destroy,
+      // so a report sent right before the browser closed the port still reaches the owner.
+      socket.end(() => resolve(end));
     };
     opts.input.on("data", onData);
     const onEnd = () => finish({ kind: "input-ended", why: "eof" });
