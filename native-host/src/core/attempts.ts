@@ -25,10 +25,8 @@ export function attemptSnapshot(attempt: Attempt): Record<string, unknown> {
 /** Creates the next attempt, appends its events and asks the executor to deliver it. */
 export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): void {
   const previous = w.current;
-  if (previous && plan.delivery === "steer" && !isEnded(previous.state)) {
-    // Steering lands inside the generating turn: that attempt is superseded, not ended by idle.
-    endAttempt(ctx, w, "completed", { outcome: "superseded_by_steer", countProgress: false });
-  }
+  // Steering would land inside the running turn: it is set aside, superseded only once the steer is submitted.
+  if (previous && plan.delivery === "steer" && !isEnded(previous.state)) w.steeredTurn = previous;
   const seq = w.attemptCount + 1;
   const id = `${w.id}:${seq}`;
   const run = ctx.run(w.runId);
@@ -125,6 +123,52 @@ export function endAttempt(
   if (opts.countProgress && policy && !current.progressSeen) countNoProgressAttempt(ctx, w, policy);
 }
 
+/**
+ * Settles the turn a steer was aimed at once the steer's fate is known: submitted → that turn is superseded;
+ * not submitted → it is the current attempt again (it is still running, and its own end will be recorded).
+ */
+export function settleSteeredTurn(ctx: Ctx, w: DraftWorker, steerSubmitted: boolean): void {
+  const turn = w.steeredTurn;
+  if (!turn) return;
+  w.steeredTurn = undefined;
+  if (isEnded(turn.state)) return;
+  if (!steerSubmitted) {
+    w.current = turn;
+    return;
+  }
+  Object.assign(turn, { state: "completed", outcome: "superseded_by_steer", terminalAt: ctx.now });
+  ctx.emit("execution.completed", w.runId, w.id, { execution: attemptSnapshot(turn) });
+}
+
+/** The attempt whose turn is running now: the current one, or the turn a still-pending steer is aimed at. */
+export function runningTurn(w: DraftWorker): DraftWorker["current"] {
+  const turn = w.steeredTurn;
+  if (turn && !isEnded(turn.state)) return turn;
+  const current = w.current;
+  return current && !isEnded(current.state) && current.state !== "scheduled" ? current : undefined;
+}
+
+/** Ends the running turn (see runningTurn) like endAttempt; a pending steer stays pending. */
+export function endRunningTurn(
+  ctx: Ctx,
+  w: DraftWorker,
+  state: AttemptState,
+  opts: { outcome: string; errorCode?: string; detail?: string; countProgress: boolean },
+  policy?: ContinuationPolicy,
+): void {
+  const turn = w.steeredTurn;
+  if (!turn || isEnded(turn.state)) {
+    endAttempt(ctx, w, state, opts, policy);
+    return;
+  }
+  // endAttempt works on `current`: point it at the turn for the moment, then back at the pending steer.
+  const steer = w.current;
+  w.current = turn;
+  endAttempt(ctx, w, state, opts, policy);
+  w.current = steer;
+  w.steeredTurn = undefined;
+}
+
 /** The state an attempt ends in when its turn goes idle, given what the worker said meanwhile. */
 export function endStateForIdle(w: DraftWorker): AttemptState {
   if (w.status === "completed") return "completed";
@@ -178,7 +222,9 @@ export function recordProgress(
   heartbeat: boolean,
 ): void {
   if (policy.requireProgressHeartbeat && !heartbeat) return;
-  if (w.current) w.current.progressSeen = true;
+  // Progress belongs to the turn that made it: with a steer pending, that is the turn the steer is aimed at.
+  const turn = w.steeredTurn ?? w.current;
+  if (turn) turn.progressSeen = true;
   w.stall.noProgressAttempts = 0;
   w.stall.lastProgressAt = ctx.now;
   w.stall.progressCursor += 1;

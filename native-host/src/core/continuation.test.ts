@@ -247,6 +247,55 @@ describe("issue acceptance", () => {
     expect(sim.worker("w-1").intent?.reasons).toContain("active_keepalive");
   });
 
+  it("a refused steer leaves the running turn on record: it ends at its own idle, with its progress", () => {
+    const sim = new Simulation(7);
+    sim.start();
+    const turn = sim.worker("w-1").current;
+    sim.advance(21 * MINUTE);
+    expect(sim.worker("w-1").current).toMatchObject({ delivery: "steer", state: "scheduled" });
+    sim.apply({ type: "worker.progress", workerId: "w-1", summary: "half way" });
+    sim.result("w-1", "STEERING_UNAVAILABLE");
+    expect(sim.worker("w-1").current).toMatchObject({
+      id: turn?.id,
+      state: "generating",
+      progressSeen: true,
+    });
+    expect(sim.events.some((e) => e.type === "execution.completed")).toBe(false);
+    sim.advance(14 * MINUTE);
+    endTurn(sim);
+    const ended = sim.events.filter((e) => e.type === "execution.idle");
+    expect(ended.map((e) => (e.data.execution as { id: string }).id)).toEqual([turn?.id]);
+    expect(sim.worker("w-1").stall.noProgressAttempts).toBe(0);
+  });
+
+  it("a submitted steer supersedes the turn it landed in", () => {
+    const sim = new Simulation(7);
+    sim.start();
+    const turn = sim.worker("w-1").current;
+    sim.advance(21 * MINUTE);
+    const steer = sim.worker("w-1").current;
+    sim.result("w-1");
+    const completed = sim.events.filter((e) => e.type === "execution.completed");
+    expect(completed.map((e) => e.data.execution)).toEqual([
+      expect.objectContaining({ id: turn?.id, outcome: "superseded_by_steer" }),
+    ]);
+    expect(sim.worker("w-1").current).toMatchObject({ id: steer?.id, state: "submitted" });
+    expect(sim.worker("w-1").steeredTurn).toBeUndefined();
+  });
+
+  it("a turn that ends before its pending steer is delivered is recorded as ended; the steer stays pending", () => {
+    const sim = new Simulation(7);
+    sim.start();
+    const turn = sim.worker("w-1").current;
+    sim.advance(21 * MINUTE);
+    const steer = sim.worker("w-1").current;
+    sim.observe("w-1", "idle");
+    expect(sim.events.filter((e) => e.type === "execution.idle").map((e) => e.data.execution)).toEqual([
+      expect.objectContaining({ id: turn?.id, outcome: "turn_ended" }),
+    ]);
+    expect(sim.worker("w-1").current).toMatchObject({ id: steer?.id, state: "scheduled" });
+  });
+
   it("a successful submission resets the keepalive deadline", () => {
     const sim = new Simulation(3);
     sim.start();

@@ -185,6 +185,12 @@ export interface Worker {
   readonly attemptCount: number;
   readonly autoResumes: number;
   readonly current?: Attempt;
+  /**
+   * The running turn a pending steer (`current`) is aimed at. It stays the turn of record until the steer is
+   * submitted (then it is superseded) or refused (then it is `current` again): the page may offer no safe way
+   * to steer (research §7), and a turn must not be recorded as ended while it still runs.
+   */
+  readonly steeredTurn?: Attempt;
   readonly intent?: Intent;
   readonly lastSubmittedAt?: number;
   readonly keepaliveAt?: number;

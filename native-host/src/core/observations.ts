@@ -1,6 +1,14 @@
 // Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
-import { endAttempt, endStateForIdle, isEnded, updateAttempt } from "./attempts.ts";
+import {
+  endAttempt,
+  endRunningTurn,
+  endStateForIdle,
+  isEnded,
+  runningTurn,
+  settleSteeredTurn,
+  updateAttempt,
+} from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
@@ -97,13 +105,14 @@ function onState(
       return;
     case "idle":
     case "ready": {
-      const ours = live && (attempt.state === "generating" || attempt.state === "submitted");
-      if (!ours && previous !== "generating") return;
+      // Ours: a turn we submitted (possibly the one a still-pending steer was aimed at).
+      const turn = runningTurn(w);
+      if (!turn && previous !== "generating") return;
       // The block speaks for the turn that just ended, ours or one the person typed (issue 8).
-      const toolProgress = ours && attempt.progressSeen;
+      const toolProgress = turn?.progressSeen === true;
       const outcome = applyBlock(ctx, w, block, policy);
-      if (ours)
-        endAttempt(ctx, w, endStateForIdle(w), { outcome: "turn_ended", countProgress: true }, policy);
+      if (turn)
+        endRunningTurn(ctx, w, endStateForIdle(w), { outcome: "turn_ended", countProgress: true }, policy);
       if (outcome === "invalid" && block) countInvalidBlock(ctx, w, block, policy, toolProgress);
       // The worker is still unfinished (addWake ignores one that has just ended).
       addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
@@ -112,8 +121,8 @@ function onState(
     case "error":
       if (errorCode === MESSAGE_DELIVERY_TIMEOUT) {
         // Spec 22.3.1: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.
-        if (live && attempt.state !== "scheduled") {
-          endAttempt(
+        if (runningTurn(w)) {
+          endRunningTurn(
             ctx,
             w,
             "failed",
@@ -127,8 +136,8 @@ function onState(
           afterDeliveryTimeout: true,
           notBefore: ctx.now + policy.idleGraceMs,
         });
-      } else if (live && attempt.state !== "scheduled") {
-        endAttempt(
+      } else if (runningTurn(w)) {
+        endRunningTurn(
           ctx,
           w,
           "failed",
@@ -195,6 +204,7 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
       ...(detail ? { detail } : {}),
       countProgress: false,
     });
+    settleSteeredTurn(ctx, w, false);
     if (attempt.intent && w.status === "active") {
       w.intent = {
         ...attempt.intent,
@@ -213,6 +223,8 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
     ...(detail ? { detail } : {}),
     countProgress: false,
   });
+  // Not proven either way: the turn it was aimed at stays the turn of record until its own end.
+  settleSteeredTurn(ctx, w, false);
   if (w.status === "active") {
     w.pause = { source: "error", reason: detail ?? code, at: ctx.now, errorCode: code };
     ctx.emit("execution.paused", w.runId, w.id, { source: "error", errorCode: code });
@@ -234,6 +246,7 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
     { state: "submitted", submittedAt: ctx.now, submittedAtChange: c.changes, submittedAtSeq: c.observedSeq },
     "execution.submitted",
   );
+  if (attempt.delivery === "steer") settleSteeredTurn(ctx, w, true);
   w.lastSubmittedAt = ctx.now;
   if (attempt.reason === "auto_resume") w.autoResumes += 1;
   if (attempt.reason !== "initial") {
