@@ -150,11 +150,23 @@ describe("host scenarios (spec 26.4, protocol level)", () => {
 });
 
 describe("executor absent for a while (owner = orchestrator serve, executors relay)", () => {
-  it("a worker that completes while its resume waits for a browser: withdrawn on hello, never sent", async () => {
+  /** Runs `body` against `orchestrator serve` on a fresh home with an MCP client; everything is torn down after. */
+  async function withServe(body: (home: string, mcp: Client) => Promise<void>): Promise<void> {
     const home = tempHome();
     const serve = spawnServe(home);
     try {
       const mcp = await connectMcp(home);
+      await body(home, mcp);
+      await mcp.close();
+    } finally {
+      serve.kill("SIGTERM");
+      await exited(serve);
+      removeHome(home);
+    }
+  }
+
+  it("a worker that completes while its resume waits for a browser: withdrawn on hello, never sent", async () => {
+    await withServe(async (home, mcp) => {
       const getWorker = (id: string) => tool<WorkerOut>(mcp, "worker_get", { workerId: id });
       let ext = ScriptedExtension.spawn({ home });
       await ext.hello();
@@ -218,19 +230,11 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
       );
       ext.closeStdin();
       await ext.exited;
-      await mcp.close();
-    } finally {
-      serve.kill("SIGTERM");
-      await exited(serve);
-      removeHome(home);
-    }
+    });
   }, 90_000); // three host processes start in turn: slow on a loaded 2-core machine
 
   it("submits once after the executor returns, and not again on a later reconnect", async () => {
-    const home = tempHome();
-    const serve = spawnServe(home);
-    try {
-      const mcp = await connectMcp(home);
+    await withServe(async (home, mcp) => {
       let ext = ScriptedExtension.spawn({ home });
       await ext.hello();
       const { run } = await tool<{ run: { id: string } }>(mcp, "run_create", {
@@ -272,11 +276,6 @@ describe("executor absent for a while (owner = orchestrator serve, executors rel
       expect(ext.commands).toHaveLength(0);
       ext.closeStdin();
       await ext.exited;
-      await mcp.close();
-    } finally {
-      serve.kill("SIGTERM");
-      await exited(serve);
-      removeHome(home);
-    }
+    });
   }, 90_000); // three host processes start in turn: slow on a loaded 2-core machine
 });

@@ -101,12 +101,20 @@ const END_EVENTS: Record<AttemptState, EventType> = {
   cancelled: "execution.cancelled",
 };
 
+/** How an attempt ended: recorded on it; `countProgress` lets a turn without progress count for the stall guard. */
+export interface EndOptions {
+  readonly outcome: string;
+  readonly errorCode?: string;
+  readonly detail?: string;
+  readonly countProgress: boolean;
+}
+
 /** Ends the current attempt; an ended turn without durable progress counts towards the stall guard. */
 export function endAttempt(
   ctx: Ctx,
   w: DraftWorker,
   state: AttemptState,
-  opts: { outcome: string; errorCode?: string; detail?: string; countProgress: boolean },
+  opts: EndOptions,
   policy?: ContinuationPolicy,
 ): void {
   const current = w.current;
@@ -153,7 +161,7 @@ export function endRunningTurn(
   ctx: Ctx,
   w: DraftWorker,
   state: AttemptState,
-  opts: { outcome: string; errorCode?: string; detail?: string; countProgress: boolean },
+  opts: EndOptions,
   policy?: ContinuationPolicy,
 ): void {
   const turn = w.steeredTurn;
