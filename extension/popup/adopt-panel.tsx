@@ -6,7 +6,12 @@ import { useState } from "preact/hooks";
 import { act, ActionButton } from "../ui/components.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 
-export function AdoptPanel(props: { client: UiClient; disabled?: boolean }): JSX.Element {
+export function AdoptPanel(props: {
+  client: UiClient;
+  disabled?: boolean;
+  /** Told when an adoption was asked for here, with whether the host accepted it. */
+  onAdopting?: (accepted: Promise<boolean>) => void;
+}): JSX.Element {
   const [objective, setObjective] = useState("");
   return (
     <div class="card" data-testid="adopt">
@@ -27,9 +32,15 @@ export function AdoptPanel(props: { client: UiClient; disabled?: boolean }): JSX
         label="Keep this conversation going"
         testId="adopt-button"
         disabled={props.disabled}
-        run={() =>
-          act(props.client, "conversation_adopt", objective.trim() ? { objective: objective.trim() } : {})
-        }
+        run={() => {
+          const refusal = act(
+            props.client,
+            "conversation_adopt",
+            objective.trim() ? { objective: objective.trim() } : {},
+          );
+          props.onAdopting?.(refusal.then((e) => e === undefined));
+          return refusal;
+        }}
       />
     </div>
   );

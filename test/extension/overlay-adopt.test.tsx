@@ -124,7 +124,13 @@ describe("the adoption offer in the page", () => {
   it("by keyboard: badge, Enter, Tab to the objective, type, Tab, Enter adopts; focus moves on to the worker's badge", async () => {
     const bg = start({ tabWorkerId: null, tabAdoptable: true, prefs: OFFER_ON });
     const adopted = worker("Working", { id: "w-adopted", adopted: true });
-    bg.answer("conversation_adopt", { worker: { id: adopted.id }, run: { id: "run-1" } });
+    bg.answer("conversation_adopt", () => {
+      // As in Chromium: focus has dropped to <body> from the button disabled while it runs, and the background's
+      // status push (the tab is bound now) may arrive before the answer itself.
+      (shadow().activeElement as HTMLElement).blur();
+      queueMicrotask(() => bg.setStatus({ tabWorkerId: adopted.id, prefs: OFFER_ON }));
+      return { worker: { id: adopted.id }, run: { id: "run-1" } };
+    });
     bg.answer("ui_worker_detail", { worker: adopted, attempts: [], events: [] });
     await until(() => overlay?.shadow() !== undefined, "offer mounted");
     const host = document.getElementById(OVERLAY_HOST_ID)!;
@@ -143,8 +149,7 @@ describe("the adoption offer in the page", () => {
     await until(() => bg.callsOf("conversation_adopt").length === 1, "adopt call");
     // Only the objective goes out: the background takes the tab from the port's sender.
     expect(bg.callsOf("conversation_adopt")).toEqual([{ objective: "tidy the notes" }]);
-    // The background binds the tab and pushes the new status: the same host now shows the managed overlay.
-    bg.setStatus({ tabWorkerId: adopted.id, prefs: OFFER_ON });
+    // The background bound the tab and pushed the new status: the same host now shows the managed overlay.
     await until(() => byTestId(shadow(), "overlay").length === 1, "managed overlay");
     expect(document.getElementById(OVERLAY_HOST_ID)).toBe(host);
     const managed = byTestId(shadow(), "overlay-badge")[0]!;
@@ -215,9 +220,11 @@ describe("the adoption offer's states", () => {
     expect(root.querySelector(`label[for="${input.id}"]`)?.textContent).toBe("Objective (optional)");
     await expectAccessible(root);
     tab(root);
-    tab(root);
+    const adopt = tab(root);
     press(root, "Enter");
+    adopt.blur(); // Chromium drops focus from a focused button that becomes disabled while it runs
     await until(() => root.querySelector('[role="alert"]') !== null, "refusal shown");
+    await until(() => document.activeElement === adopt, "focus back on the button, next to the refusal");
     expect(root.querySelector('[role="alert"]')!.textContent).toBe(
       "This conversation is already kept going by a worker.",
     );

@@ -11,12 +11,14 @@ export interface AdoptOfferProps {
   readonly client: UiClient;
   /** Which events count; the content script passes `e.isTrusted` so page scripts cannot adopt for the user. */
   readonly acceptEvent: (e: Event) => boolean;
+  /** Told when the person asked for adoption here (focus then follows to the managed overlay's badge). */
+  readonly onAdopting?: (accepted: Promise<boolean>) => void;
 }
 
 export function AdoptOffer(props: AdoptOfferProps): JSX.Element {
   return (
     <EventGuard.Provider value={props.acceptEvent}>
-      <AdoptOfferBody client={props.client} />
+      <AdoptOfferBody {...props} />
     </EventGuard.Provider>
   );
 }
@@ -24,7 +26,7 @@ export function AdoptOffer(props: AdoptOfferProps): JSX.Element {
 /** Keys typed into the objective must not reach ChatGPT's own document-level shortcuts (composer focus, …). */
 const keepKeysHere = (e: KeyboardEvent) => e.stopPropagation();
 
-function AdoptOfferBody(props: { client: UiClient }): JSX.Element {
+function AdoptOfferBody(props: AdoptOfferProps): JSX.Element {
   const { client } = props;
   const [open, setOpen] = useState(false);
   const badgeRef = useRef<HTMLButtonElement>(null);
@@ -70,7 +72,7 @@ function AdoptOfferBody(props: { client: UiClient }): JSX.Element {
             {!connected ? (
               <p role="alert">The orchestrator host is not connected; try again once it is.</p>
             ) : null}
-            <AdoptPanel client={client} disabled={!connected} />
+            <AdoptPanel client={client} disabled={!connected} onAdopting={props.onAdopting} />
             <p class="muted">This offer can be turned off in the orchestrator's settings.</p>
           </div>
         ) : null}

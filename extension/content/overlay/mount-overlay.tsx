@@ -40,6 +40,8 @@ export function startOverlay(opts: {
   let host: HTMLElement | undefined;
   let mountedFor: string | undefined;
   let root: ShadowRoot | undefined;
+  /** The person pressed "Keep this conversation going" in this overlay and the host has not refused it. */
+  let adoptedHere = false;
 
   const unmount = () => {
     if (root) render(null, root);
@@ -58,8 +60,12 @@ export function startOverlay(opts: {
     if (mode === null) return unmount();
     const key = mode === "adopt" ? "adopt" : `worker:${mode.workerId}`;
     if (mountedFor === key && host?.isConnected) return;
-    // Adopted from the offer with the keyboard: focus moves on to the worker's badge instead of being lost.
-    const hadFocus = host?.isConnected === true && document.activeElement === host;
+    // Adopted from the offer: focus moves on to the worker's badge instead of being lost with the offer (it may
+    // already be on <body>: Chromium drops it from the button disabled while the request runs).
+    const active = document.activeElement;
+    const lost = active === null || active === document.body;
+    const hadFocus = host?.isConnected === true && (active === host || (adoptedHere && lost));
+    adoptedHere = false;
     if (host?.isConnected && root) render(null, root);
     else {
       unmount();
@@ -76,7 +82,16 @@ export function startOverlay(opts: {
     const acceptEvent = opts.acceptEvent ?? ((e: Event) => e.isTrusted);
     render(
       mode === "adopt" ? (
-        <AdoptOffer client={client} acceptEvent={acceptEvent} />
+        <AdoptOffer
+          client={client}
+          acceptEvent={acceptEvent}
+          onAdopting={(accepted) => {
+            adoptedHere = true;
+            void accepted.then((ok) => {
+              if (!ok) adoptedHere = false;
+            });
+          }}
+        />
       ) : (
         <Overlay
           client={client}
