@@ -6,11 +6,13 @@ import type { ApiEvent, MessageSender, TabInfo } from "../lib/browser-api.ts";
 import { conversationIdOf, isChatGptUrl } from "../lib/chatgpt-url.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import {
+  adoptRequestSchema,
   backgroundToViewSchema,
   DEFAULT_LOCAL_PREFS,
   localPrefsSchema,
   OVERLAY_OPERATIONS,
   OVERLAY_PORT,
+  overlayAdoptRequestSchema,
   PAGE_OPERATIONS,
   UI_PORT,
   viewMessageSchema,
@@ -48,6 +50,9 @@ export interface UiBridgeApi {
     }): Promise<TabInfo[]>;
     update(tabId: number, properties: { active: boolean }): Promise<TabInfo | undefined>;
     create(properties: { url: string; active?: boolean }): Promise<unknown>;
+    get(tabId: number): Promise<TabInfo>;
+    /** A tab's URL changed (ChatGPT's own pushState too): its overlay learns whether it can offer adoption. */
+    readonly onUpdated: ApiEvent<(tabId: number, changeInfo: { url?: string }, tab: TabInfo) => void>;
   };
   windows?: { update(windowId: number, info: { focused: boolean }): Promise<unknown> };
 }
@@ -108,7 +113,10 @@ interface Pending {
 type Reply = Parameters<Pending["resolve"]>[0];
 
 const PAGE_OPS: ReadonlySet<string> = new Set(PAGE_OPERATIONS);
-/** Handled here (they bind or forget a tab), not passed through: only extension pages may call them. */
+/**
+ * Handled here (they bind or forget a tab), not passed through. Extension pages may call both; the overlay may
+ * adopt its own tab while the user has `offerAdopt` on, and never release.
+ */
 const ADOPT_OP = "conversation_adopt";
 const RELEASE_OP = "conversation_release";
 const OVERLAY_OPS: ReadonlySet<string> = new Set(OVERLAY_OPERATIONS);
@@ -127,6 +135,11 @@ export class UiBridge {
   /** Registers the connect listener; call synchronously in the background's first turn (MV3). */
   listen(): void {
     this.opts.api.runtime.onConnect.addListener((port) => this.onConnect(port));
+    this.opts.api.tabs.onUpdated.addListener((tabId, change) => {
+      // Only the adoption offer depends on the URL (a first message moves a new chat to /c/<id>).
+      if (change.url !== undefined && this.prefs.offerAdopt)
+        this.pushStatus((v) => v.kind === "overlay" && v.tabId === tabId);
+    });
   }
 
   /** Local preferences (overlay, notifications), loaded once. */
@@ -248,9 +261,11 @@ export class UiBridge {
   private async handle(view: View, m: ViewMessage): Promise<void> {
     switch (m.type) {
       case "call": {
-        if (view.kind === "page" && (m.op === ADOPT_OP || m.op === RELEASE_OP)) {
-          const reply =
-            m.op === ADOPT_OP ? await this.adopt(m.params ?? {}) : await this.release(m.params ?? {});
+        const adopting = m.op === ADOPT_OP;
+        if (adopting || (view.kind === "page" && m.op === RELEASE_OP)) {
+          const reply = adopting
+            ? await this.adopt(view, m.params ?? {})
+            : await this.release(m.params ?? {});
           this.post(view, { type: "result", id: m.id, ...reply });
           return;
         }
@@ -283,26 +298,33 @@ export class UiBridge {
   }
 
   /**
-   * "Keep this conversation going": the active tab must show a chatgpt.com conversation no worker holds. The host
-   * creates the worker (`conversation_adopt`, the tab's URL filled in here, never taken from the view); then the
-   * tab is bound to it.
+   * "Keep this conversation going": the tab must show a chatgpt.com conversation no worker holds. For the popup it
+   * is the active tab; for the overlay it is the tab its port came from (the browser's sender, never a tab id or
+   * URL the page could name). The host creates the worker (`conversation_adopt`, the tab's URL filled in here,
+   * never taken from the view); then the tab is bound to it.
    */
-  private async adopt(params: Record<string, unknown>): Promise<Reply> {
+  private async adopt(view: View, params: Record<string, unknown>): Promise<Reply> {
     const refuse = (code: string, message: string): Reply => ({ ok: false, error: { code, message } });
-    const [tab] = await this.opts.api.tabs.query({ active: true, lastFocusedWindow: true });
+    const request = (view.kind === "overlay" ? overlayAdoptRequestSchema : adoptRequestSchema).safeParse(
+      params,
+    );
+    if (!request.success)
+      return refuse("INVALID_INPUT", `conversation_adopt: ${request.error.issues[0]?.message ?? "invalid"}`);
+    if (view.kind === "overlay" && !(await this.localPrefs()).offerAdopt)
+      return refuse("FORBIDDEN", "Keeping a conversation going from the page is turned off in the settings.");
+    const tab = view.kind === "overlay" ? await this.tabOf(view.tabId) : await this.activeTabInfo();
     const url = tab?.url;
     if (tab?.id === undefined || conversationIdOf(url) === undefined || url === undefined)
       return refuse(
         "NOT_A_CONVERSATION",
-        "Open a ChatGPT conversation (chatgpt.com/c/…) in this window first.",
+        view.kind === "overlay"
+          ? "This page is not a saved ChatGPT conversation yet (chatgpt.com/c/…): send a first message."
+          : "Open a ChatGPT conversation (chatgpt.com/c/…) in this window first.",
       );
     if ((await this.workerOfTab(tab.id)) !== null)
       return refuse("CONFLICT", "This conversation is already kept going by a worker.");
-    const objective =
-      typeof params.objective === "string" && params.objective.trim() !== ""
-        ? params.objective.trim()
-        : undefined;
-    const runId = typeof params.runId === "string" ? params.runId : undefined;
+    const objective = request.data.objective?.trim() || undefined;
+    const runId = "runId" in request.data ? request.data.runId : undefined;
     const reply = await this.request(ADOPT_OP, {
       conversationUrl: url,
       ...(objective !== undefined ? { objective } : {}),
@@ -363,10 +385,26 @@ export class UiBridge {
     return bindings.find((b) => b.tabId === tabId && b.state === "bound")?.workerId ?? null;
   }
 
+  private async activeTabInfo(): Promise<TabInfo | undefined> {
+    const [tab] = await this.opts.api.tabs.query({ active: true, lastFocusedWindow: true });
+    return tab;
+  }
+
+  /** The overlay's own tab as the browser sees it now (its URL follows ChatGPT's pushState), or undefined if gone. */
+  private async tabOf(tabId: number | undefined): Promise<TabInfo | undefined> {
+    if (tabId === undefined) return undefined;
+    try {
+      return await this.opts.api.tabs.get(tabId);
+    } catch (e) {
+      this.opts.log.info(`tab ${tabId}: ${errorText(e)}`);
+      return undefined;
+    }
+  }
+
   /** The popup's "current conversation": the active tab of the last focused window, and whether it can be adopted. */
   private async activeTab(): Promise<{ workerId: string | null; adoptable: boolean }> {
     try {
-      const [tab] = await this.opts.api.tabs.query({ active: true, lastFocusedWindow: true });
+      const tab = await this.activeTabInfo();
       const workerId = await this.workerOfTab(tab?.id);
       return { workerId, adoptable: workerId === null && conversationIdOf(tab?.url) !== undefined };
     } catch (e) {
@@ -375,12 +413,22 @@ export class UiBridge {
     }
   }
 
+  /** The overlay's tab: its worker, and whether to offer adoption (only asked for while the user enabled that). */
+  private async ownTab(
+    tabId: number | undefined,
+    prefs: LocalPrefs,
+  ): Promise<{ workerId: string | null; adoptable: boolean }> {
+    const workerId = await this.workerOfTab(tabId);
+    if (workerId !== null || !prefs.offerAdopt) return { workerId, adoptable: false };
+    return { workerId, adoptable: conversationIdOf((await this.tabOf(tabId))?.url) !== undefined };
+  }
+
   private async status(view: View): Promise<UiStatus> {
     const { host } = this.opts;
     const bindings = await host.bindings();
     const prefs = await this.localPrefs();
-    const active = view.kind === "overlay" ? undefined : await this.activeTab();
-    const tabWorkerId = active ? active.workerId : await this.workerOfTab(view.tabId);
+    const active = view.kind === "overlay" ? await this.ownTab(view.tabId, prefs) : await this.activeTab();
+    const tabWorkerId = active.workerId;
     // Health is read after the awaits, so a status posted later never carries an older connection state.
     const health = this.shownHealth();
     const hostVersion = host.hostVersion();
@@ -396,7 +444,7 @@ export class UiBridge {
       prefs,
       ...host.generating(),
       tabWorkerId,
-      ...(active ? { tabAdoptable: active.adoptable } : {}),
+      tabAdoptable: active.adoptable,
       bindings: bindings.map((b) => ({
         workerId: b.workerId,
         state: b.state,

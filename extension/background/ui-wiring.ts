@@ -2,7 +2,7 @@
 // in its first turn, with the executor's dependencies; the returned hooks go into the executor's options.
 import type { HostMessage } from "../../shared/native-messages.ts";
 import type { Logger } from "../lib/logger.ts";
-import { DEFAULT_LOCAL_PREFS, localPrefsSchema, type LocalPrefs } from "../ui/ui-protocol.ts";
+import { DEFAULT_LOCAL_PREFS, storedLocalPrefsSchema, type LocalPrefs } from "../ui/ui-protocol.ts";
 import { PrefStore, type OrchestratorDb } from "./db.ts";
 import type { Executor } from "./executor.ts";
 import type { ConnectionHealth, Timers } from "./native-connection.ts";
@@ -18,7 +18,12 @@ const ANNOUNCED_KEY = "ui.announced";
 
 const isStringArray = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((x) => typeof x === "string");
-const isPrefs = (v: unknown): v is LocalPrefs => localPrefsSchema.safeParse(v).success;
+const isStoredPrefs = (v: unknown): v is Partial<LocalPrefs> => storedLocalPrefsSchema.safeParse(v).success;
+
+/** The local preferences; those stored before a switch existed lack its key: its default fills it, the rest stay. */
+export async function loadLocalPrefs(store: PrefStore): Promise<LocalPrefs> {
+  return { ...DEFAULT_LOCAL_PREFS, ...(await store.get(PREFS_KEY, {}, isStoredPrefs)) };
+}
 
 export interface UiHooks {
   readonly onUiMessage: (message: Extract<HostMessage, { kind: "ui.response" | "ui.changed" }>) => void;
@@ -43,7 +48,7 @@ export function startUi(deps: {
     browser: deps.browser,
     extensionVersion: deps.api.runtime.getManifest().version,
     prefs: {
-      get: () => prefs.get(PREFS_KEY, DEFAULT_LOCAL_PREFS, isPrefs),
+      get: () => loadLocalPrefs(prefs),
       set: (p) => prefs.set(PREFS_KEY, p),
     },
     host: {

@@ -1,5 +1,5 @@
-// Settings / Advanced (spec 17.4): configuration only, no runtime operations. Local preferences (overlay,
-// notifications), this browser's concurrency limit, the run default continuation policy of active runs, and
+// Settings / Advanced (spec 17.4): configuration only, no runtime operations. Local preferences (overlay, the
+// overlay's "Keep this conversation going" offer, notifications), this browser's concurrency limit, the run default continuation policy of active runs, and
 // where the MCP connection details come from.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
@@ -31,6 +31,13 @@ export function Options(props: { client: UiClient }): JSX.Element {
               name="overlay"
               label="Show the in-page overlay in managed ChatGPT tabs"
               help="Hiding it keeps the toolbar popup and the dashboard."
+            />
+            <PrefSwitch
+              client={client}
+              prefs={status.prefs}
+              name="offerAdopt"
+              label="Offer “Keep this conversation going” on unmanaged ChatGPT conversations"
+              help="A small badge on conversations no worker holds, to adopt one from the page itself (needs the overlay on). The toolbar popup always offers it."
             />
             <PrefSwitch
               client={client}

@@ -1,11 +1,17 @@
-// Zero-setup mode in the popup (issue 8): "Keep this conversation going" turns the active ChatGPT conversation into
-// a worker with Auto Resume on (no new chat, no MCP connector needed); "Release" gives it back to the user.
+// Zero-setup mode in the popup and the overlay's adoption offer (issue 8): "Keep this conversation going" turns the
+// ChatGPT conversation into a worker with Auto Resume on (no new chat, no MCP connector needed); "Release" gives it
+// back to the user. Keyboard: Tab to the objective, type, Tab to the button, Enter.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { act, ActionButton } from "../ui/components.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 
-export function AdoptPanel(props: { client: UiClient }): JSX.Element {
+export function AdoptPanel(props: {
+  client: UiClient;
+  disabled?: boolean;
+  /** Told when an adoption was asked for here, with whether the host accepted it. */
+  onAdopting?: (accepted: Promise<boolean>) => void;
+}): JSX.Element {
   const [objective, setObjective] = useState("");
   return (
     <div class="card" data-testid="adopt">
@@ -25,9 +31,16 @@ export function AdoptPanel(props: { client: UiClient }): JSX.Element {
       <ActionButton
         label="Keep this conversation going"
         testId="adopt-button"
-        run={() =>
-          act(props.client, "conversation_adopt", objective.trim() ? { objective: objective.trim() } : {})
-        }
+        disabled={props.disabled}
+        run={() => {
+          const refusal = act(
+            props.client,
+            "conversation_adopt",
+            objective.trim() ? { objective: objective.trim() } : {},
+          );
+          props.onAdopting?.(refusal.then((e) => e === undefined));
+          return refusal;
+        }}
       />
     </div>
   );

@@ -113,7 +113,20 @@ export function ActionButton(props: {
 }): JSX.Element {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const ref = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    // Chromium drops focus to <body> when the focused button becomes disabled while it runs: give it back, so a
+    // keyboard user stays where they were (and next to the refusal, if any).
+    const el = ref.current;
+    if (busy || !refocus.current || !el) return;
+    refocus.current = false;
+    const active = el.ownerDocument.activeElement;
+    if (active === null || active === el.ownerDocument.body) el.focus();
+  }, [busy]);
   const onClick = useGuarded(() => {
+    const root = ref.current?.getRootNode() as Document | ShadowRoot | undefined;
+    refocus.current = root?.activeElement === ref.current;
     setBusy(true);
     setError(undefined);
     void props.run().then((e) => {
@@ -124,6 +137,7 @@ export function ActionButton(props: {
   return (
     <span class="row">
       <button
+        ref={ref}
         type="button"
         class={props.class}
         data-testid={props.testId}

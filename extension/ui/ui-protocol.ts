@@ -45,10 +45,29 @@ export const localPrefsSchema = z
     overlay: z.boolean(),
     /** Desktop notification when a worker starts to need a person or is paused for a stall. */
     notifications: z.boolean(),
+    /**
+     * Offer "Keep this conversation going" in the overlay's collapsed badge on chatgpt.com conversations no worker
+     * holds (issue 8). Off by default: without it the overlay exists only in managed tabs.
+     */
+    offerAdopt: z.boolean(),
   })
   .strict();
 export type LocalPrefs = z.infer<typeof localPrefsSchema>;
-export const DEFAULT_LOCAL_PREFS: LocalPrefs = { overlay: true, notifications: false };
+export const DEFAULT_LOCAL_PREFS: LocalPrefs = { overlay: true, notifications: false, offerAdopt: false };
+/** What storage may hold: a version before a preference existed stored fewer keys (defaults fill them). */
+export const storedLocalPrefsSchema = localPrefsSchema.partial();
+
+/**
+ * "Keep this conversation going" (`conversation_adopt` through the background). The conversation is never named by
+ * the view: the background takes it from the tab (the popup's active tab, or the overlay's own sender tab).
+ */
+export const adoptRequestSchema = z.object({
+  objective: z.string().max(2_000).optional(),
+  /** An existing run to join; a new run otherwise (extension pages only). */
+  runId: z.string().min(1).max(200).optional(),
+});
+/** The overlay may only type an objective; anything else it sends is refused. */
+export const overlayAdoptRequestSchema = adoptRequestSchema.pick({ objective: true }).strict();
 
 const connectionStatus = z.enum([
   "connecting",
@@ -74,7 +93,10 @@ export const uiStatusSchema = z
     maxGenerating: z.number().int().positive(),
     /** The worker bound to the active tab (popup) or to the overlay's own tab; null when there is none. */
     tabWorkerId: z.string().max(200).nullable(),
-    /** Popup only: the active tab shows a chatgpt.com conversation no worker holds (it can be adopted). */
+    /**
+     * The popup's active tab, or the overlay's own tab (only while `offerAdopt` is on), shows a chatgpt.com
+     * conversation (`/c/<id>`, not a new or transient chat) no worker holds: it can be adopted.
+     */
     tabAdoptable: z.boolean().optional(),
     /** Managed tabs this browser holds: worker id → binding state (diagnostics). */
     bindings: z

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The settings page: local switches (overlay, notifications), the concurrency limit with validation, run policy
+// The settings page: local switches (overlay, the overlay's adoption offer, notifications), the concurrency limit with validation, run policy
 // defaults, connected and disconnected, axe-core.
 import { afterEach, describe, expect, it } from "vitest";
 import { Options } from "../../extension/options/options-view.tsx";
@@ -29,9 +29,14 @@ describe("options page", () => {
     expect(overlay.getAttribute("aria-checked")).toBe("true");
     overlay.click();
     byTestId(root, "pref-notifications")[0]!.click();
+    const offer = byTestId(root, "pref-offerAdopt")[0]!;
+    expect(offer.getAttribute("aria-checked")).toBe("false"); // off by default
+    expect(offer.textContent).toBe("Off");
+    offer.click();
     expect(bg.other).toEqual([
       { type: "prefs.set", prefs: { overlay: false } },
       { type: "prefs.set", prefs: { notifications: true } },
+      { type: "prefs.set", prefs: { offerAdopt: true } },
     ]);
     const input = byTestId(root, "max-generating")[0] as HTMLInputElement;
     const save = byTestId(root, "save-max-generating")[0] as HTMLButtonElement;

@@ -4,11 +4,11 @@
 // connection states, and the badge/notifications.
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OrchestratorDb } from "../../extension/background/db.ts";
+import { OrchestratorDb, PrefStore } from "../../extension/background/db.ts";
 import { Executor } from "../../extension/background/executor.ts";
 import { realTimers } from "../../extension/background/native-connection.ts";
 import type { ViewPort } from "../../extension/background/ui-bridge.ts";
-import { startUi } from "../../extension/background/ui-wiring.ts";
+import { loadLocalPrefs, startUi } from "../../extension/background/ui-wiring.ts";
 import type { MessageSender } from "../../extension/lib/browser-api.ts";
 import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
 import { OVERLAY_PORT, UI_PORT } from "../../extension/ui/ui-protocol.ts";
@@ -289,9 +289,29 @@ describe("ui bridge: pages", () => {
     const a = pageClient();
     const b = pageClient();
     await waitFor(() => a.status.value !== null && b.status.value !== null, "status");
-    expect(a.status.value?.prefs).toEqual({ overlay: true, notifications: false });
+    expect(a.status.value?.prefs).toEqual({ overlay: true, notifications: false, offerAdopt: false });
     a.setPrefs({ overlay: false });
     await waitFor(() => b.status.value?.prefs.overlay === false, "pushed");
+    expect((await w.db.prefs.get("ui.prefs"))?.value).toEqual({
+      overlay: false,
+      notifications: false,
+      offerAdopt: false,
+    });
+  });
+
+  it("preferences stored before the adoption offer existed keep their values; the new switch starts off", async () => {
+    await w.db.prefs.put({ key: "ui.prefs", value: { overlay: false, notifications: true } });
+    expect(await loadLocalPrefs(new PrefStore(w.db))).toEqual({
+      overlay: false,
+      notifications: true,
+      offerAdopt: false,
+    });
+    await w.db.prefs.put({ key: "ui.prefs", value: { overlay: "yes" } });
+    expect(await loadLocalPrefs(new PrefStore(w.db))).toEqual({
+      overlay: true,
+      notifications: false,
+      offerAdopt: false,
+    });
   });
 });
 
@@ -405,6 +425,74 @@ describe("ui bridge: overlay ports", () => {
     w.clients.push(evil);
     expect((await evil.callRaw("worker_pause", { workerId: "x" })).ok).toBe(false);
     expect(w.log.has(/refused an overlay port/)).toBe(true);
+  });
+
+  it("adopts its own tab from the overlay only while the offer is on: the sender's tab, never the active one", async () => {
+    const active = w.browser.openTab(`https://chatgpt.com/c/${w.browser.nextConversationId()}`);
+    const own = w.browser.openTab(`https://chatgpt.com/c/${w.browser.nextConversationId()}`);
+    await waitFor(() => active.adapter !== undefined && own.adapter !== undefined, "content scripts");
+    own.adapter!.report("idle");
+    const overlay = overlayClient(own.id);
+    const page = pageClient();
+    await waitFor(() => overlay.status.value?.connection === "connected", "overlay status");
+    expect(overlay.status.value).toMatchObject({ tabWorkerId: null, tabAdoptable: false });
+    const off = await overlay.callRaw("conversation_adopt", {});
+    expect(off).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(off.ok || off.error.message).toContain("turned off in the settings");
+    expect(Object.keys(w.backend.state.workers)).toHaveLength(0);
+
+    page.setPrefs({ offerAdopt: true });
+    await waitFor(() => overlay.status.value?.tabAdoptable === true, "the offer reaches the overlay");
+    // The overlay names no conversation, run or tab: only an objective.
+    const forged = await overlay.callRaw("conversation_adopt", {
+      conversationUrl: active.url,
+      objective: "x",
+    });
+    expect(forged).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } });
+    const tooLong = await overlay.callRaw("conversation_adopt", { objective: "x".repeat(2_001) });
+    expect(tooLong).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } });
+    expect(Object.keys(w.backend.state.workers)).toHaveLength(0);
+
+    const adopted = await overlay.callRaw("conversation_adopt", { objective: "  tidy the notes " });
+    expect(adopted).toMatchObject({ ok: true });
+    const workerId = (adopted as { value: { worker: { id: string } } }).value.worker.id;
+    expect(w.backend.state.workers[workerId]!.objective).toBe("tidy the notes");
+    expect((await w.db.bindings.get(workerId))?.tabId).toBe(own.id);
+    await waitFor(
+      () => overlay.status.value?.tabWorkerId === workerId,
+      "the overlay becomes the managed one",
+    );
+    expect(overlay.status.value?.tabAdoptable).toBe(false);
+    await waitFor(() => own.adapter!.submits.length === 1, "the bootstrap turn in the overlay's tab");
+    expect(active.adapter!.submits).toHaveLength(0);
+    expect(w.browser.tabs.size).toBe(2);
+
+    const again = await overlay.callRaw("conversation_adopt", {});
+    expect(again).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
+    expect(Object.keys(w.backend.state.workers)).toHaveLength(1);
+    // Release stays with the popup and the dashboard.
+    const release = await overlay.callRaw("conversation_release", { workerId });
+    expect(release).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(w.backend.state.workers[workerId]!.status).toBe("active");
+  });
+
+  it("offers adoption only on a saved conversation: not on a new chat, and as soon as the URL gets /c/<id>", async () => {
+    const page = pageClient();
+    await waitFor(() => page.status.value !== null, "page status");
+    page.setPrefs({ offerAdopt: true });
+    await waitFor(() => page.status.value?.prefs.offerAdopt === true, "offer on");
+    const tab = w.browser.openTab("https://chatgpt.com/");
+    const overlay = overlayClient(tab.id);
+    await waitFor(() => overlay.status.value?.connection === "connected", "overlay status");
+    expect(overlay.status.value).toMatchObject({ tabWorkerId: null, tabAdoptable: false });
+    const early = await overlay.callRaw("conversation_adopt", {});
+    expect(early).toMatchObject({ ok: false, error: { code: "NOT_A_CONVERSATION" } });
+    // ChatGPT's first send moves the tab to /c/<id> with pushState; the browser reports the URL change.
+    tab.navigate(`https://chatgpt.com/c/${w.browser.nextConversationId()}`);
+    await waitFor(() => overlay.status.value?.tabAdoptable === true, "offered on the saved conversation");
+    page.setPrefs({ offerAdopt: false });
+    await waitFor(() => overlay.status.value?.tabAdoptable === false, "withdrawn when turned off");
+    expect(Object.keys(w.backend.state.workers)).toHaveLength(0);
   });
 });
 

@@ -1,9 +1,11 @@
 // Mounts the overlay in a chatgpt.com tab only while the background says the tab is managed (bound to a worker)
-// and the overlay is not hidden: an extension-owned element with a closed Shadow DOM, so neither ChatGPT's styles
-// nor its scripts reach our controls. It is removed again when the tab stops being managed or is hidden.
+// and the overlay is not hidden, or, when the user enabled the offer, on a conversation no worker holds (the
+// adoption badge): an extension-owned element with a closed Shadow DOM, so neither ChatGPT's styles nor its scripts
+// reach our controls. It is removed again when neither applies any more.
 import { render } from "preact";
 import { UiClient, type ClientPort } from "../../ui/ui-client.ts";
-import { OVERLAY_PORT } from "../../ui/ui-protocol.ts";
+import { OVERLAY_PORT, type UiStatus } from "../../ui/ui-protocol.ts";
+import { AdoptOffer } from "./adopt-offer.tsx";
 import { Overlay, OVERLAY_CSS } from "./overlay-view.tsx";
 
 export interface OverlayApi {
@@ -11,6 +13,13 @@ export interface OverlayApi {
 }
 
 export const OVERLAY_HOST_ID = "chatgpt-orchestrator-overlay";
+
+/** What the tab shows: the managed overlay of its worker, the adoption offer, or nothing. */
+export function overlayMode(status: UiStatus): { workerId: string } | "adopt" | null {
+  if (!status.prefs.overlay) return null;
+  if (status.tabWorkerId !== null) return { workerId: status.tabWorkerId };
+  return status.prefs.offerAdopt && status.tabAdoptable === true ? "adopt" : null;
+}
 
 export interface OverlayHandle {
   readonly client: UiClient;
@@ -31,6 +40,8 @@ export function startOverlay(opts: {
   let host: HTMLElement | undefined;
   let mountedFor: string | undefined;
   let root: ShadowRoot | undefined;
+  /** The person pressed "Keep this conversation going" in this overlay and the host has not refused it. */
+  let adoptedHere = false;
 
   const unmount = () => {
     if (root) render(null, root);
@@ -45,26 +56,51 @@ export function startOverlay(opts: {
     if (!client.alive.value) return unmount();
     // While the background restarts (status null) keep what is shown; it says "offline" itself.
     if (status === null) return;
-    const workerId = status.prefs.overlay ? status.tabWorkerId : null;
-    if (workerId === null) return unmount();
-    if (mountedFor === workerId && host?.isConnected) return;
-    unmount();
-    host = document.createElement("div");
-    host.id = OVERLAY_HOST_ID;
-    // Outside <body>: ChatGPT's app re-renders body content; the root element is left alone.
-    document.documentElement.appendChild(host);
-    root = host.attachShadow({ mode: "closed" });
-    const style = document.createElement("style");
-    style.textContent = OVERLAY_CSS;
-    root.appendChild(style);
-    mountedFor = workerId;
+    const mode = overlayMode(status);
+    if (mode === null) return unmount();
+    const key = mode === "adopt" ? "adopt" : `worker:${mode.workerId}`;
+    if (mountedFor === key && host?.isConnected) return;
+    // Adopted from the offer: focus moves on to the worker's badge instead of being lost with the offer (it may
+    // already be on <body>: Chromium drops it from the button disabled while the request runs).
+    const active = document.activeElement;
+    const lost = active === null || active === document.body;
+    const hadFocus = host?.isConnected === true && (active === host || (adoptedHere && lost));
+    adoptedHere = false;
+    if (host?.isConnected && root) render(null, root);
+    else {
+      unmount();
+      host = document.createElement("div");
+      host.id = OVERLAY_HOST_ID;
+      // Outside <body>: ChatGPT's app re-renders body content; the root element is left alone.
+      document.documentElement.appendChild(host);
+      root = host.attachShadow({ mode: "closed" });
+      const style = document.createElement("style");
+      style.textContent = OVERLAY_CSS;
+      root.appendChild(style);
+    }
+    mountedFor = key;
+    const acceptEvent = opts.acceptEvent ?? ((e: Event) => e.isTrusted);
     render(
-      <Overlay
-        client={client}
-        workerId={workerId}
-        now={opts.now ?? (() => Date.now())}
-        acceptEvent={opts.acceptEvent ?? ((e) => e.isTrusted)}
-      />,
+      mode === "adopt" ? (
+        <AdoptOffer
+          client={client}
+          acceptEvent={acceptEvent}
+          onAdopting={(accepted) => {
+            adoptedHere = true;
+            void accepted.then((ok) => {
+              if (!ok) adoptedHere = false;
+            });
+          }}
+        />
+      ) : (
+        <Overlay
+          client={client}
+          workerId={mode.workerId}
+          now={opts.now ?? (() => Date.now())}
+          acceptEvent={acceptEvent}
+          focusBadge={hadFocus}
+        />
+      ),
       root,
     );
   };

@@ -2,7 +2,7 @@
 // state, attempt, resumes, last progress, Auto Resume, Pause / Continue now / Stop worker and recent events.
 // It sits in the top-right corner, away from the composer (bottom centre), and acts on trusted events only.
 import type { JSX } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Announcer, EventGuard, Root, StateChip, useGuarded, WorkerControls } from "../../ui/components.tsx";
 import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
 import { useLive } from "../../ui/live.ts";
@@ -15,6 +15,8 @@ export interface OverlayProps {
   readonly now: () => number;
   /** Which events count; the content script passes `e.isTrusted` so page scripts cannot click for the user. */
   readonly acceptEvent: (e: Event) => boolean;
+  /** Focus the badge once mounted (the tab was just adopted from the overlay's offer with focus in it). */
+  readonly focusBadge?: boolean;
 }
 
 /** Spec 17.3's collapsed forms: "● Working · Attempt 4", "↻ Continuing · Attempt 5", "! Needs you", … */
@@ -37,6 +39,9 @@ function OverlayBody(props: OverlayProps): JSX.Element {
   const { client } = props;
   const [open, setOpen] = useState(false);
   const badgeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (props.focusBadge === true) badgeRef.current?.focus();
+  }, []); // on mount only: later renders leave focus where the person put it
   const detail = useLive(
     client,
     "ui_worker_detail",
