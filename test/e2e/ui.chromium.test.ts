@@ -52,7 +52,7 @@ interface RunOut {
 }
 
 /**
- * Holds the host's state still for `windowMs` after `from`: every poll must satisfy `ok`. This is the negative
+ * Polls the host's record until `until` (ms since the epoch): every poll must satisfy `ok`. This is the negative
  * check "nothing more is sent" — a deadline on a condition that must stay true, not a sleep that synchronises.
  */
 async function stays(workerId: string, what: string, ok: (w: WorkerOut) => boolean, until: number) {
