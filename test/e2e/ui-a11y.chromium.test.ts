@@ -237,7 +237,7 @@ describe("operator UI accessibility and screenshots in Chromium (issue 6)", { ti
     await popup.keyboard.press("Space");
     await expect.poll(runMode).toBe("manual");
     await expect.poll(() => popup.getByTestId("auto-resume").getAttribute("aria-checked")).toBe("false");
-    await tabTo("auto-resume");
+    expect((await focused()).key, "focus stays on the switch").toBe("auto-resume");
     await popup.keyboard.press("Enter");
     await expect.poll(runMode).toBe("auto");
     await expect.poll(() => popup.getByTestId("auto-resume").getAttribute("aria-checked")).toBe("true");
@@ -246,6 +246,9 @@ describe("operator UI accessibility and screenshots in Chromium (issue 6)", { ti
     await tabTo("tab:pause");
     await popup.keyboard.press("Enter");
     await e2e.waitWorker(workerId, "paused by the operator", (w) => w.worker.pause?.source === "operator");
+    // The same button now says Resume, and the keyboard focus is still on it.
+    await expect.poll(() => popup.getByTestId("current-tab").getByTestId("resume").count()).toBe(1);
+    expect(await focused()).toEqual({ key: "tab:resume", visible: true });
     gate.resolve();
     await e2e.waitWorker(
       workerId,
