@@ -97,7 +97,11 @@ export function ConnectionBanner(props: { client: UiClient }): JSX.Element | nul
   );
 }
 
-/** Runs an operation; disabled while it runs; a refusal is shown next to it (role=alert), never swallowed. */
+/**
+ * Runs an operation; unavailable while it runs; a refusal is shown next to it (role=alert), never swallowed.
+ * While busy the button is `aria-disabled`, not `disabled`: Chromium moves the focus off a focused button that
+ * becomes disabled, which would throw a keyboard user back to the top of the page.
+ */
 export function ActionButton(props: {
   label: string;
   run: () => Promise<string | undefined>;
@@ -115,9 +119,10 @@ export function ActionButton(props: {
   const [error, setError] = useState<string | undefined>();
   const ref = useRef<HTMLButtonElement>(null);
   const refocus = useRef(false);
+  const running = useRef(false);
   useEffect(() => {
-    // Chromium drops focus to <body> when the focused button becomes disabled while it runs: give it back, so a
-    // keyboard user stays where they were (and next to the refusal, if any).
+    // The view may re-render this button disabled after its action (e.g. Continue now while Resuming), and
+    // Chromium then drops focus to <body>: give it back, so a keyboard user stays where they were.
     const el = ref.current;
     if (busy || !refocus.current || !el) return;
     refocus.current = false;
@@ -125,11 +130,14 @@ export function ActionButton(props: {
     if (active === null || active === el.ownerDocument.body) el.focus();
   }, [busy]);
   const onClick = useGuarded(() => {
+    if (running.current) return; // one call at a time; the button stays focusable meanwhile
+    running.current = true;
     const root = ref.current?.getRootNode() as Document | ShadowRoot | undefined;
     refocus.current = root?.activeElement === ref.current;
     setBusy(true);
     setError(undefined);
     void props.run().then((e) => {
+      running.current = false;
       setBusy(false);
       setError(e);
     });
@@ -141,7 +149,8 @@ export function ActionButton(props: {
         type="button"
         class={props.class}
         data-testid={props.testId}
-        disabled={busy || props.disabled}
+        disabled={props.disabled}
+        aria-disabled={busy ? "true" : undefined}
         aria-describedby={props.describedBy}
         aria-labelledby={props.labelledBy}
         role={props.checked === undefined ? undefined : "switch"}
@@ -243,18 +252,13 @@ export function WorkerControls(props: {
   const generating = w.conversation.state === "generating";
   return (
     <div class="row" role="group" aria-label={`Controls for ${w.name || w.path}`}>
-      {show.pause && !paused ? (
+      {show.pause ? (
+        // One element that changes its words (Pause ⇄ Resume), not two: replacing the focused button would drop
+        // a keyboard user's focus to the top of the page right after they pressed it.
         <ActionButton
-          label="Pause"
-          testId="pause"
-          run={() => act(client, "worker_pause", { workerId: w.id })}
-        />
-      ) : null}
-      {show.pause && paused ? (
-        <ActionButton
-          label={w.label === "Stalled" ? "Continue anyway" : "Resume"}
-          testId="resume"
-          run={() => act(client, "worker_resume", { workerId: w.id })}
+          label={paused ? (w.label === "Stalled" ? "Continue anyway" : "Resume") : "Pause"}
+          testId={paused ? "resume" : "pause"}
+          run={() => act(client, paused ? "worker_resume" : "worker_pause", { workerId: w.id })}
         />
       ) : null}
       {show.continueNow && !waitingForPerson && w.label !== "Waiting" ? (

@@ -13,7 +13,7 @@ export const UI_CSS = `
 .orc-root button { border: 1px solid #6b7280; background: #f9fafb; color: #111827; border-radius: 6px;
   padding: 3px 10px; cursor: pointer; }
 .orc-root button:hover { background: #eef2ff; }
-.orc-root button:disabled { color: #4b5563; background: #e5e7eb; cursor: not-allowed; }
+.orc-root button:disabled, .orc-root button[aria-disabled="true"] { color: #4b5563; background: #e5e7eb; cursor: not-allowed; }
 .orc-root button.danger { border: 2px solid #b91c1c; color: #991b1b; background: #fff; font-weight: 600; }
 .orc-root button.danger:hover { background: #fef2f2; }
 .orc-root button.primary { border-color: #1d4ed8; background: #1d4ed8; color: #fff; }

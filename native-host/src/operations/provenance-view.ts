@@ -86,7 +86,7 @@ export function provenanceOf(state: DomainState, w: Worker, stored: readonly Att
     activeAttempt: current && !isEnded(current.state) ? attemptProvenance(current) : null,
     attempts: attempts.map(attemptProvenance),
     autoResumes: w.autoResumes,
-    state: stateLabel(w),
+    state: stateLabel(w, run),
     disposition: dispositionOf(w),
   };
 }

@@ -17,7 +17,12 @@ export type StateLabel =
   | "Failed"
   | "Stopped";
 
-export function stateLabel(w: Worker): StateLabel {
+/**
+ * The worker's state in operator words. With its run given, a turn that only Auto Resume would send is not
+ * "Resuming" while the worker's policy is manual: the core holds it (`manual_policy`) until a person acts, so the
+ * worker is Idle and Continue now is offered.
+ */
+export function stateLabel(w: Worker, run: Run | undefined): StateLabel {
   switch (dispositionOf(w)) {
     case "completed":
       return "Complete";
@@ -34,8 +39,13 @@ export function stateLabel(w: Worker): StateLabel {
     case "running":
       return w.current?.state === "scheduled" ? "Resuming" : "Working";
     case "awaiting_execution":
-      return w.intent ? "Resuming" : "Idle";
+      return w.intent && !heldForPerson(w, w.intent, run) ? "Resuming" : "Idle";
   }
+}
+
+/** Mirrors the core's `manual_policy` hold (evaluate.ts): manual mode delivers only explicit intents. */
+function heldForPerson(w: Worker, intent: NonNullable<Worker["intent"]>, run: Run | undefined): boolean {
+  return run !== undefined && effectivePolicy(run, w).mode === "manual" && !intent.explicit;
 }
 
 export interface WorkerView {
@@ -86,7 +96,7 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
     acceptance: w.acceptance,
     status: w.status,
     disposition: dispositionOf(w),
-    label: stateLabel(w),
+    label: stateLabel(w, run),
     summary: w.summary ?? null,
     attempt: attempt ? { seq: attempt.seq, reason: attempt.reason, state: attempt.state } : null,
     autoResumes: w.autoResumes,
@@ -134,7 +144,7 @@ export function runView(state: DomainState, run: Run): RunView {
     Failed: 0,
     Stopped: 0,
   };
-  for (const w of Object.values(state.workers)) if (w.runId === run.id) counts[stateLabel(w)] += 1;
+  for (const w of Object.values(state.workers)) if (w.runId === run.id) counts[stateLabel(w, run)] += 1;
   return {
     id: run.id,
     name: run.name,

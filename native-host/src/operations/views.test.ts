@@ -1,0 +1,37 @@
+// Operator words for a worker's state: a turn held only because Auto Resume is off reads Idle (Continue now is
+// offered), never Resuming; with Auto Resume on, or after Continue now, the pending turn is Resuming.
+import { describe, expect, it } from "vitest";
+import { Simulation } from "../core/simulation.ts";
+import { runView, stateLabel, workerView } from "./views.ts";
+
+function endedTurn(mode: "auto" | "manual"): Simulation {
+  const sim = new Simulation();
+  sim.start({ mode });
+  sim.observe("w-1", "idle"); // the idle wake waits out the grace period
+  return sim;
+}
+
+const label = (sim: Simulation) => workerView(sim.state, sim.worker("w-1")).label;
+
+describe("stateLabel", () => {
+  it("Auto Resume off: the idle turn held for a person is Idle, in the worker view and the run's counts", () => {
+    const sim = endedTurn("manual");
+    sim.advance(60_000);
+    expect(sim.worker("w-1").intent).toBeDefined(); // the core still holds the wake (manual_policy)
+    expect(label(sim)).toBe("Idle");
+    expect(runView(sim.state, sim.state.runs["run-1"]!).counts).toMatchObject({ Idle: 1, Resuming: 0 });
+    // Without its run the label cannot know the policy and says what the intent alone says.
+    expect(stateLabel(sim.worker("w-1"), undefined)).toBe("Resuming");
+  });
+
+  it("Auto Resume off, then Continue now: Resuming until the turn is sent", () => {
+    const sim = endedTurn("manual");
+    sim.apply({ type: "worker.continue_now", workerId: "w-1" });
+    expect(label(sim)).toBe("Resuming");
+  });
+
+  it("Auto Resume on: the idle wake in its grace period is Resuming", () => {
+    const sim = endedTurn("auto");
+    expect(label(sim)).toBe("Resuming");
+  });
+});
