@@ -20,8 +20,9 @@ const CONFIG: BenchConfig = {
   idleDebounceMs: Number(process.env.BENCH_IDLE_DEBOUNCE_MS ?? 100),
   submitPollMs: 20,
 };
-/** Tokens streamed per answer (one SSE delta each, `GAP_MS` apart), then the continuation block. */
+/** Words per answer; the answer and its continuation block stream as `DELTAS` SSE deltas, `GAP_MS` apart. */
 const TOKENS = 40;
+const DELTAS = 52; // about one per word or block line, as ChatGPT streams tokens
 const GAP_MS = 1;
 const WORDS = "the plan holds so far and the next step follows from the notes in the working file".split(" ");
 
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
     acceptDelayMs: [0, 0],
   });
   fake.setAssistant(async (turn) => {
-    await turn.say(answer(turn.index), { chunks: TOKENS + 12, gapMs: GAP_MS });
+    await turn.say(answer(turn.index), { chunks: DELTAS, gapMs: GAP_MS });
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
