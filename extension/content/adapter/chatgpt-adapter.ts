@@ -32,6 +32,14 @@ const ATTRIBUTE_FILTER = [
   "contenteditable",
 ];
 
+/**
+ * Blocks compare by content: a finished turn that changes later (a sources row, "Thought for 12s") is parsed
+ * again into a new but equal block, which is no transition. The parser's objects are flat, keys in fixed order.
+ */
+function sameBlock(a: StateReport["block"], b: StateReport["block"]): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
+}
+
 function sameReport(a: StateReport | undefined, b: StateReport): boolean {
   return (
     a !== undefined &&
@@ -39,7 +47,7 @@ function sameReport(a: StateReport | undefined, b: StateReport): boolean {
     a.errorCode === b.errorCode &&
     a.url === b.url &&
     a.continuationStatus === b.continuationStatus &&
-    a.block === b.block &&
+    sameBlock(a.block, b.block) &&
     a.layout === b.layout
   );
 }

@@ -44,6 +44,24 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(adapter.current()).toMatchObject({ state: "idle", continuationStatus: "working" });
   });
 
+  it("no second idle report when the finished turn changes later but its continuation block does not", async () => {
+    const { page, states, reports, adapter } = await setup({ layout });
+    page.reply = { chunks: ["Done."], final: "Done.\nstatus: working\nsummary: s\ncurrent: c\nnext: n" };
+    await Promise.all([
+      adapter.submit({ text: "go\n\n[ref: orc-late]", marker: "orc-late", mode: "send" }),
+      vi.advanceTimersByTimeAsync(8_000),
+    ]);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+    // Late decoration of the finished turn (a sources row, "Thought for 12s"): new text, same block, no busy signal.
+    const turn = page.newestTurn!;
+    const late = page.doc.createElement("div");
+    late.textContent = "Sources · 3";
+    turn.appendChild(late);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+    expect(reports[2]).toMatchObject({ continuationStatus: "working" });
+  });
+
   it("no report at all from churn while idle, and none from a poll that finds nothing new", async () => {
     const { page, reports } = await setup({ layout });
     churn(page, 40, 8_000);

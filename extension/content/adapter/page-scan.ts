@@ -4,6 +4,7 @@ import {
   closestAny,
   collapse,
   innermost,
+  isElement,
   isDisabled,
   isVisible,
   labelOf,
@@ -275,6 +276,30 @@ function inCurrentRegion(el: Element, turns: TurnScan): boolean {
   return !newest || newest === el || newest.contains(el) || startsAfter(el, newest);
 }
 
+/**
+ * The current region as subtrees: the newest turn, then every subtree after it in document order (its following
+ * siblings and those of each ancestor). Old turns, most of a long conversation, are never walked.
+ */
+function currentRegionRoots(doc: Document, turns: TurnScan): (Document | Element)[] {
+  const newest = turns.newest;
+  if (!newest) return [doc];
+  const roots: Element[] = [newest];
+  for (let cur: Element | null = newest; cur; cur = cur.parentElement) {
+    for (let sib = cur.nextElementSibling; sib; sib = sib.nextElementSibling) roots.push(sib);
+  }
+  return roots;
+}
+
+/** `queryAll` over the current region, in document order (a region root that matches counts too). */
+function queryRegion(roots: readonly (Document | Element)[], chain: readonly string[]): Element[] {
+  const out: Element[] = [];
+  for (const root of roots) {
+    if (isElement(root) && matchesAny(root, chain)) out.push(root);
+    out.push(...queryAll(root, chain));
+  }
+  return out;
+}
+
 /** Within the newest turn, a later non-empty message (a newer answer section) supersedes an error card. */
 function supersededInTurn(el: Element, turns: TurnScan): boolean {
   if (!turns.newest?.contains(el)) return false;
@@ -303,12 +328,13 @@ function turnError(scope: ScanScope, turns: TurnScan): ErrorFinding | undefined 
     if (code && !supersededInTurn(el, turns)) found.push({ code, detail: what });
   };
   const candidate = (el: Element) => inCurrentRegion(el, turns) && !closestAny(el, table.composerForm);
-  for (const card of scope.visibleOf(queryAll(scope.doc, table.errorCard).filter(candidate))) {
+  const region = currentRegionRoots(scope.doc, turns);
+  for (const card of scope.visibleOf(queryRegion(region, table.errorCard).filter(candidate))) {
     const text = collapse(card.textContent ?? "");
     const hasRetry = card.querySelector("button") !== null;
     consider(card, classifyCardText(text) ?? (hasRetry ? "RESPONSE_FAILED" : undefined), "error card");
   }
-  const retries = [...scope.doc.getElementsByTagName("button")].filter(
+  const retries = queryRegion(region, ["button"]).filter(
     (b) => (LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton)) && candidate(b),
   );
   for (const retry of scope.visibleOf(retries)) {

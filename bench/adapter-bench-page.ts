@@ -1,0 +1,170 @@
+// Browser side of bench:adapter, bundled with the real adapter and run inside the fake chatgpt.com page: it starts
+// the unmodified adapter with its scheduler and MutationObservers wrapped for timing, and submits each turn.
+import { createChatGptAdapter } from "../extension/content/adapter/index.ts";
+import type { ConversationState, StateReport } from "../extension/content/adapter/index.ts";
+
+export interface BenchConfig {
+  idleDebounceMs: number;
+  submitPollMs: number;
+}
+
+export interface BenchReport {
+  state: ConversationState;
+  url: string;
+  errorCode?: string;
+  continuationStatus?: string;
+  /** Turns submitted when the report came (0 = before the first). */
+  turn: number;
+}
+
+export interface BenchResults {
+  /** Each adapter MutationObserver callback (the per-batch handler itself), ms. */
+  observerMs: number[];
+  /** Each tick scheduled by a MutationObserver callback (the scan + state update the batch causes), ms. */
+  mutationTickMs: number[];
+  /** The turn in progress when each mutation tick ran (to show how cost grows with the thread). */
+  mutationTickTurn: number[];
+  /** Every other adapter timer callback: polls, debounce deadlines, submit's own waits, ms. */
+  otherTimerMs: number[];
+  reports: BenchReport[];
+  domElements: number;
+  crossOriginIsolated: boolean;
+}
+
+export interface PageBench {
+  /** Waits for the settled state (ready/idle) after the last submission, then submits `text` once. */
+  turn(text: string, marker: string): Promise<string>;
+  /** Waits until the adapter reports ready/idle with no submission pending. */
+  settled(timeoutMs: number): Promise<void>;
+  results(): BenchResults;
+  stop(): void;
+}
+
+/**
+ * How the cost is measured, without any hook in the adapter: the adapter gets its timers and the page's
+ * MutationObserver from outside (the scheduler is injected, the observers are built from `window`), so both are
+ * wrapped here with performance.now() around the adapter's own callbacks. A timer scheduled while one of the
+ * adapter's observer callbacks runs is the throttled tick of that mutation batch; its duration is the work the
+ * batch costs (a fresh page scan plus the state machine). Polls and debounce deadlines are counted apart.
+ */
+export function startBench(config: BenchConfig): PageBench {
+  const observerMs: number[] = [];
+  const mutationTickMs: number[] = [];
+  const mutationTickTurn: number[] = [];
+  const otherTimerMs: number[] = [];
+  const reports: BenchReport[] = [];
+  const waiters = new Set<() => void>();
+  let inObserver = false;
+  let turns = 0;
+  let pending = false;
+
+  const Native = window.MutationObserver;
+  class TimedObserver extends Native {
+    constructor(callback: MutationCallback) {
+      super((records, observer) => {
+        const t0 = performance.now();
+        inObserver = true;
+        try {
+          callback(records, observer);
+        } finally {
+          inObserver = false;
+          observerMs.push(performance.now() - t0);
+        }
+      });
+    }
+  }
+
+  const adapter = createChatGptAdapter(window, {
+    now: () => Date.now(),
+    setTimeout: (fn, ms) => {
+      const fromBatch = inObserver;
+      const turn = turns;
+      return window.setTimeout(() => {
+        const t0 = performance.now();
+        try {
+          fn();
+        } finally {
+          const took = performance.now() - t0;
+          if (fromBatch) {
+            mutationTickMs.push(took);
+            mutationTickTurn.push(turn);
+          } else otherTimerMs.push(took);
+        }
+      }, ms);
+    },
+    clearTimeout: (handle) => window.clearTimeout(handle as number),
+    onReport: (report: StateReport) => {
+      reports.push({
+        state: report.state,
+        url: report.url,
+        ...(report.errorCode !== undefined ? { errorCode: report.errorCode } : {}),
+        ...(report.continuationStatus !== undefined ? { continuationStatus: report.continuationStatus } : {}),
+        turn: turns,
+      });
+      for (const wake of [...waiters]) wake();
+    },
+    idleDebounceMs: config.idleDebounceMs,
+    timing: { submitPollMs: config.submitPollMs },
+  });
+  // Both adapter observers are built synchronously in start() (the dirty-check one on its first scan).
+  window.MutationObserver = TimedObserver;
+  try {
+    adapter.start();
+  } finally {
+    window.MutationObserver = Native;
+  }
+
+  const isSettled = () => {
+    const last = reports[reports.length - 1];
+    return !pending && (last?.state === "ready" || last?.state === "idle");
+  };
+
+  /** Resolves on the report that settles the turn; a deadline, not a sleep, bounds the wait. */
+  const settled = (timeoutMs: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (isSettled()) {
+        resolve();
+        return;
+      }
+      const timer = window.setTimeout(() => {
+        waiters.delete(check);
+        const last = reports[reports.length - 1];
+        reject(new Error(`no ready/idle report within ${timeoutMs} ms (last: ${JSON.stringify(last)})`));
+      }, timeoutMs);
+      const check = () => {
+        if (!isSettled()) return;
+        waiters.delete(check);
+        window.clearTimeout(timer);
+        resolve();
+      };
+      waiters.add(check);
+    });
+
+  return {
+    async turn(text, marker) {
+      await settled(20_000);
+      turns++;
+      pending = true;
+      try {
+        const outcome = await adapter.submit({ text, marker, mode: "send" });
+        if (outcome.outcome !== "submitted") {
+          throw new Error(`turn ${turns}: ${outcome.errorCode} (${outcome.phase}): ${outcome.detail}`);
+        }
+        return outcome.url;
+      } finally {
+        pending = false;
+      }
+    },
+    settled,
+    results: () => ({
+      observerMs,
+      mutationTickMs,
+      mutationTickTurn,
+      otherTimerMs,
+      reports,
+      domElements: document.getElementsByTagName("*").length,
+      crossOriginIsolated: window.crossOriginIsolated,
+    }),
+    stop: () => adapter.stop(),
+  };
+}
