@@ -2,6 +2,8 @@
 // warnings with their recovery actions, the worker table, a worker drill-down (attempts and event trail) and
 // diagnostics. Everything is read live from the host; nothing is kept in extension storage.
 import type { JSX } from "preact";
+import { HOST_SETTINGS_OP, hostSettingsSchema } from "../../shared/host-settings.ts";
+import { CopyConnectorUrl } from "../options/mcp-settings.tsx";
 import { useState } from "preact/hooks";
 import {
   act,
@@ -417,6 +419,7 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
 
 function Diagnostics(props: { client: UiClient }): JSX.Element {
   const s = props.client.status.value;
+  const host = useLive(props.client, HOST_SETTINGS_OP, {}, hostSettingsSchema).data;
   return (
     <section aria-labelledby="diag-title" data-testid="diagnostics">
       <h2 id="diag-title">Diagnostics</h2>
@@ -431,7 +434,14 @@ function Diagnostics(props: { client: UiClient }): JSX.Element {
         </dd>
         <dt>Managed tabs</dt>
         <dd data-testid="bindings">{s?.bindings.filter((b) => b.state === "bound").length ?? 0}</dd>
+        <dt>Data directory</dt>
+        <dd data-testid="data-dir">{host?.dataDir ?? "—"}</dd>
+        <dt>MCP</dt>
+        <dd data-testid="diag-mcp">
+          {host ? (host.mcp ? host.mcp.connectorUrl : "not running (see npx orchestrator doctor)") : "—"}
+        </dd>
       </dl>
+      {host?.mcp ? <CopyConnectorUrl client={props.client} /> : null}
       {s && s.bindings.length > 0 ? (
         <ul>
           {s.bindings.map((b) => (

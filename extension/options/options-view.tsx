@@ -4,6 +4,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { act, ActionButton, ConnectionBanner, ConnectionChip, Root } from "../ui/components.tsx";
+import { McpSettings } from "./mcp-settings.tsx";
 import { duration } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import type { UiClient } from "../ui/ui-client.ts";
@@ -61,15 +62,7 @@ export function Options(props: { client: UiClient }): JSX.Element {
           ))}
         </section>
       ) : null}
-      <section aria-labelledby="mcp-title">
-        <h2 id="mcp-title">MCP connection</h2>
-        <p>
-          The MCP server listens on 127.0.0.1 only, with a bearer token. Run{" "}
-          <code>npx orchestrator connector</code> to see the connector URL and token to paste into your MCP
-          client; the port and token live in the host's
-          <code>config.json</code> (owner-only).
-        </p>
-      </section>
+      <McpSettings client={client} connected={status?.connection === "connected"} />
     </Root>
   );
 }

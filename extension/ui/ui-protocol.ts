@@ -3,6 +3,7 @@
 // their calls as `ui.request` on the native port and pushes `ui.changed` and connection health back.
 import { z } from "zod";
 import { errorSchema } from "../../shared/error-codes.ts";
+import { HOST_SETTINGS_OPS } from "../../shared/host-settings.ts";
 
 /** Port names: extension pages, and the overlay's content-script port (restricted to its tab's worker). */
 export const UI_PORT = "orchestrator.ui";
@@ -28,6 +29,8 @@ export const PAGE_OPERATIONS = [
   "worker_continuation_set",
   "human_resolve",
   "events_list",
+  // Answered by the host for the browser's port only (settings page): MCP port, URLs, token reveal/rotate.
+  ...HOST_SETTINGS_OPS,
 ] as const;
 
 /** The overlay may read and control only the worker bound to its own tab. */

@@ -69,6 +69,27 @@ describe("dashboard in each worker state", () => {
     });
   }
 
+  it("diagnostics show the data directory and the MCP connector URL masked, with a copy button", async () => {
+    const bg = new ScriptedBackground();
+    bg.answer("host_settings", (p: Record<string, unknown>) => ({
+      hostVersion: "0.1.0",
+      dataDir: "/home/me/.orchestrator",
+      mcp: {
+        port: 8765,
+        url: "http://127.0.0.1:8765/mcp",
+        connectorUrl: `http://127.0.0.1:8765/mcp/${p.reveal === true ? "f".repeat(64) : "••••••••ffff"}`,
+        token: p.reveal === true ? "f".repeat(64) : "••••••••ffff",
+        revealed: p.reveal === true,
+      },
+    }));
+    const { root } = dashboard([worker("Working")], bg);
+    await until(() => byTestId(root, "data-dir")[0]?.textContent === "/home/me/.orchestrator", "data dir");
+    expect(byTestId(root, "diag-mcp")[0]!.textContent).toBe("http://127.0.0.1:8765/mcp/••••••••ffff");
+    expect(byTestId(root, "mcp-copy")).toHaveLength(1);
+    expect(bg.callsOf("host_settings")).toEqual([{}]); // never asked to reveal just to show it
+    await expectAccessible(root);
+  });
+
   it("disconnected: the banner with the fix, no run data, diagnostics still shown", async () => {
     const bg = new ScriptedBackground(status({ connection: "host-not-installed", error: "not found" }));
     const { root } = dashboard([worker("Working")], bg);

@@ -55,6 +55,52 @@ describe("options page", () => {
     await expectAccessible(root);
   });
 
+  it("MCP connection: token masked until revealed, regenerated only after confirming", async () => {
+    const token = "a".repeat(60) + "1234";
+    const rotated = "b".repeat(60) + "5678";
+    const settings = (t: string, reveal: boolean) => ({
+      hostVersion: "0.1.0",
+      dataDir: "/home/me/.orchestrator",
+      mcp: {
+        port: 8765,
+        url: "http://127.0.0.1:8765/mcp",
+        connectorUrl: `http://127.0.0.1:8765/mcp/${reveal ? t : `••••••••${t.slice(-4)}`}`,
+        token: reveal ? t : `••••••••${t.slice(-4)}`,
+        revealed: reveal,
+      },
+    });
+    let current = token;
+    const bg = new ScriptedBackground();
+    bg.answer("run_list", { runs: [] })
+      .answer("host_settings", (p: Record<string, unknown>) => settings(current, p.reveal === true))
+      .answer("host_token_rotate", () => {
+        current = rotated;
+        return settings(current, false);
+      });
+    const root = mount(<Options client={bg.client} />);
+    const shown = () => byTestId(root, "mcp-token")[0]?.textContent ?? "";
+    await until(() => shown() !== "", "MCP settings");
+    expect(byTestId(root, "mcp-port")[0]!.textContent).toBe("8765");
+    expect(shown()).toBe("••••••••1234");
+    expect(root.textContent).not.toContain(token);
+    byTestId(root, "mcp-reveal")[0]!.click();
+    await until(() => shown() === token, "revealed");
+    expect(byTestId(root, "mcp-connector-url")[0]!.textContent).toBe(`http://127.0.0.1:8765/mcp/${token}`);
+    byTestId(root, "mcp-reveal")[0]!.click();
+    await until(() => shown() === "••••••••1234", "hidden again");
+    byTestId(root, "mcp-rotate")[0]!.click();
+    await settle();
+    expect(bg.callsOf("host_token_rotate")).toEqual([]); // asks first
+    const confirm = [...root.querySelectorAll("button")].find(
+      (b) => b.textContent === "Yes, regenerate token",
+    );
+    confirm!.click();
+    await until(() => shown() === "••••••••5678", "new token");
+    expect(bg.callsOf("host_token_rotate")).toHaveLength(1);
+    expect(byTestId(root, "mcp-note")[0]!.textContent).toContain("update your MCP clients");
+    await expectAccessible(root);
+  });
+
   it("disconnected: local settings stay usable, host-backed ones are not shown stale", async () => {
     const bg = new ScriptedBackground(status({ connection: "reconnecting" }));
     bg.answer("run_list", { runs: [run()] });

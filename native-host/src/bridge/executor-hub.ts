@@ -7,11 +7,17 @@ import {
   type Hello,
   type HostMessage,
 } from "../../../shared/native-messages.ts";
+import {
+  HOST_SETTINGS_OPS,
+  HOST_TOKEN_ROTATE_OP,
+  type HostSettings,
+  hostSettingsParamsSchema,
+} from "../../../shared/host-settings.ts";
 import { pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
 import type { Run, Worker } from "../core/model.ts";
-import type { OperationsContext } from "../operations/context.ts";
+import { fail, ok, type OperationResult, type OperationsContext } from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
 import type { CommandSink } from "../scheduler/scheduler.ts";
 import type { StoreLogger } from "../store/store-types.ts";
@@ -36,6 +42,11 @@ export interface HubOptions {
   readonly log: StoreLogger;
   /** Every message from an executor counts as contact (doctor and status show the last one). */
   readonly onContact?: (executorId: string) => void;
+  /** The host's settings for the extension's settings page (`host_settings`, `host_token_rotate`). */
+  readonly hostSettings?: {
+    get(reveal: boolean): HostSettings;
+    rotateToken(): HostSettings | { code: string; message: string };
+  };
 }
 
 interface Session {
@@ -318,7 +329,9 @@ export class ExecutorHub implements CommandSink {
     session: Session,
     m: Extract<ExtensionMessage, { kind: "ui.request" }>,
   ): Promise<void> {
-    const result = await invoke(this.opts.operations, m.op, m.params, this.opts.backend);
+    const result = (HOST_SETTINGS_OPS as readonly string[]).includes(m.op)
+      ? this.settingsRequest(m.op, m.params)
+      : await invoke(this.opts.operations, m.op, m.params, this.opts.backend);
     // An adopted conversation lives in the tab of the executor that asked: its turns go there (issue 8).
     const adopted =
       m.op === "conversation_adopt" && result.ok ? (result.value.worker as { id?: string }) : undefined;
@@ -339,6 +352,20 @@ export class ExecutorHub implements CommandSink {
         },
       });
     }
+  }
+
+  /** Answered here, not by an operation: only the browser's own port may read or rotate the MCP token. */
+  private settingsRequest(op: string, params: unknown): OperationResult {
+    const source = this.opts.hostSettings;
+    if (!source) return fail("NOT_FOUND", `${op}: not available here`);
+    if (op === HOST_TOKEN_ROTATE_OP) {
+      const rotated = source.rotateToken();
+      return "code" in rotated ? fail(rotated.code, rotated.message) : ok(rotated);
+    }
+    const parsed = hostSettingsParamsSchema.safeParse(params ?? {});
+    if (!parsed.success)
+      return fail("INVALID_INPUT", `${op}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    return ok(source.get(parsed.data.reveal === true));
   }
 
   private async apply(input: Input): Promise<void> {

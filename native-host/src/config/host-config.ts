@@ -23,6 +23,11 @@ export class ConfigError extends Error {
   readonly code = "CONFIG_INVALID";
 }
 
+/** 32 random bytes as hex: the MCP bearer token. */
+export function newToken(): string {
+  return randomBytes(32).toString("hex");
+}
+
 export function configPath(dir: string): string {
   return join(dir, "config.json");
 }
@@ -47,7 +52,7 @@ export function loadHostConfig(dir: string, env: NodeJS.ProcessEnv = process.env
     config = parsed.data;
     chmodSync(file, 0o600);
   } else {
-    config = { port: DEFAULT_MCP_PORT, token: randomBytes(32).toString("hex"), maxGeneratingTabs: 3 };
+    config = { port: DEFAULT_MCP_PORT, token: newToken(), maxGeneratingTabs: 3 };
     saveHostConfig(dir, config);
   }
   const override = env.ORCHESTRATOR_MCP_PORT;

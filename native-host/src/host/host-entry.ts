@@ -1,5 +1,5 @@
 // Wires the real pieces for the CLI: data directory, config, logger, prompts and the MCP server.
-import { loadHostConfig, saveHostConfig } from "../config/host-config.ts";
+import { loadHostConfig, newToken, saveHostConfig } from "../config/host-config.ts";
 import type { PromptRenderer } from "../bridge/executor-hub.ts";
 import { startMcpServer } from "../mcp/mcp-server.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
@@ -43,7 +43,23 @@ export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): 
       });
       // Port 0 asks for any free port: record the one we got so `connector` and clients can find it.
       if (config.port !== server.port) saveHostConfig(dir, { ...loadHostConfig(dir, {}), port: server.port });
-      return server;
+      let token = config.token;
+      return {
+        url: server.url,
+        port: server.port,
+        get connectorUrl() {
+          return server.connectorUrl;
+        },
+        token: () => token,
+        rotateToken() {
+          const next = newToken();
+          // On disk first: a crash right after leaves the new token in force at the next start, never the old one.
+          saveHostConfig(dir, { ...loadHostConfig(dir, {}), token: next });
+          server.rotateToken(next);
+          token = next;
+        },
+        close: () => server.close(),
+      };
     },
   };
 }

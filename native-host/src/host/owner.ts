@@ -7,11 +7,19 @@ import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
 import { isStoreError } from "../store/store-error.ts";
 import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
+import { type HostSettings, maskSecret } from "../../../shared/host-settings.ts";
 import { framedStream } from "./framed-stream.ts";
 import { StatusFile } from "./status-file.ts";
 
 export interface McpHandle {
   readonly url: string;
+  readonly port: number;
+  /** `…/mcp/<token>` with the current token. */
+  readonly connectorUrl: string;
+  /** The current token. */
+  token(): string;
+  /** Replaces the token with a fresh one, on disk and in the running server; old clients are refused from now on. */
+  rotateToken(): void;
   close(): Promise<void>;
 }
 
@@ -63,12 +71,36 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     executors: [],
     lastExecutorContactAt: null,
   });
+  let mcp: McpHandle | undefined;
+  const settings = (reveal: boolean): HostSettings => ({
+    hostVersion: opts.hostVersion,
+    dataDir: opts.dir,
+    mcp: mcp
+      ? {
+          port: mcp.port,
+          url: mcp.url,
+          connectorUrl: reveal ? mcp.connectorUrl : `${mcp.url}/${maskSecret(mcp.token())}`,
+          token: reveal ? mcp.token() : maskSecret(mcp.token()),
+          revealed: reveal,
+        }
+      : null,
+  });
   const liveHub = new ExecutorHub({
     backend,
     operations: OPERATIONS,
     renderPrompt: opts.renderPrompt,
     hostVersion: opts.hostVersion,
     log: opts.log,
+    hostSettings: {
+      get: settings,
+      rotateToken() {
+        if (!mcp)
+          return { code: "MCP_UNAVAILABLE", message: "the MCP server is not running: no token to rotate" };
+        mcp.rotateToken();
+        opts.log.info("MCP token rotated from the extension's settings");
+        return settings(false);
+      },
+    },
     onContact: () => status.update({ lastExecutorContactAt: Date.now(), executors: liveHub.executors }),
   });
   hubRef.current = liveHub;
@@ -96,7 +128,6 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     void serveStream(socket, socket, `relay#${sockets.size}`).ended.then(() => socket.destroy());
   });
 
-  let mcp: McpHandle | undefined;
   try {
     mcp = opts.startMcp ? await opts.startMcp(backend) : undefined;
   } catch (e) {

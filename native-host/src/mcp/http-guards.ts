@@ -73,11 +73,20 @@ export function matchRoute(rawUrl: string | undefined): Route | undefined {
  * refused without comparing: that reveals only the token's length, which is no secret (64 hex digits).
  */
 export class TokenCheck {
-  private readonly expected: Buffer;
+  private expected: Buffer;
 
   constructor(token: string) {
+    this.expected = TokenCheck.encode(token);
+  }
+
+  /** Takes a new token (rotation): from the next request on, only it is accepted. */
+  replace(token: string): void {
+    this.expected = TokenCheck.encode(token);
+  }
+
+  private static encode(token: string): Buffer {
     if (token.length < 16) throw new Error("MCP token must be at least 16 characters");
-    this.expected = Buffer.from(token, "utf8");
+    return Buffer.from(token, "utf8");
   }
 
   matches(candidate: string): boolean {

@@ -52,6 +52,8 @@ export interface McpServerHandle {
   readonly url: string;
   /** `http://127.0.0.1:<port>/mcp/<token>`: for ChatGPT connectors, which cannot send headers. Secret. */
   readonly connectorUrl: string;
+  /** Accepts only `token` from the next request on; open sessions must present it too. */
+  rotateToken(token: string): void;
   /** The listening socket's address (always 127.0.0.1). */
   address(): AddressInfo;
   /** Open MCP sessions and tool calls in progress. */
@@ -302,10 +304,18 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
 
   const url = canonicalUrl;
   log.info(`mcp: listening on ${url}`);
+  let token = options.token;
   return {
     port,
     url,
-    connectorUrl: `${url}/${encodeURIComponent(options.token)}`,
+    get connectorUrl() {
+      return `${url}/${encodeURIComponent(token)}`;
+    },
+    rotateToken(next: string) {
+      tokenCheck.replace(next);
+      token = next;
+      log.info("mcp: token rotated");
+    },
     address: () => http.address() as AddressInfo,
     stats: () => ({ sessions: sessions.size, inflightCalls: calls.inflight }),
     async close() {

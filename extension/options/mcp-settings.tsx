@@ -1,0 +1,119 @@
+// The settings page's MCP section (issue 6): port, URL and connector URL, the token masked until revealed, copy
+// buttons and a confirmed "Regenerate token". Read from the host over the browser's native port only.
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import {
+  HOST_SETTINGS_OP,
+  HOST_TOKEN_ROTATE_OP,
+  type HostSettings,
+  hostSettingsSchema,
+} from "../../shared/host-settings.ts";
+import { ActionButton, ConfirmButton } from "../ui/components.tsx";
+import type { UiClient } from "../ui/ui-client.ts";
+
+/** Copies the full connector URL even while it is shown masked: fetching it does not put it on screen. */
+export function CopyConnectorUrl(props: { client: UiClient; onCopied?: () => void }): JSX.Element {
+  return (
+    <ActionButton
+      label="Copy connector URL"
+      testId="mcp-copy"
+      run={async () => {
+        const full = await props.client.call(HOST_SETTINGS_OP, { reveal: true }, hostSettingsSchema);
+        if (!full.ok) return full.error.message;
+        const url = full.value.mcp?.connectorUrl;
+        if (url === undefined) return "the MCP server is not running";
+        try {
+          await navigator.clipboard.writeText(url);
+        } catch (e) {
+          return `could not copy: ${e instanceof Error ? e.message : String(e)}`;
+        }
+        props.onCopied?.();
+        return undefined;
+      }}
+    />
+  );
+}
+
+export function McpSettings(props: { client: UiClient; connected: boolean }): JSX.Element {
+  const { client, connected } = props;
+  const [settings, setSettings] = useState<HostSettings | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [note, setNote] = useState<string | undefined>();
+
+  const read = async (reveal: boolean): Promise<string | undefined> => {
+    const r = await client.call(HOST_SETTINGS_OP, { reveal }, hostSettingsSchema);
+    if (!r.ok) {
+      setError(r.error.message);
+      return r.error.message;
+    }
+    setSettings(r.value);
+    setError(undefined);
+    return undefined;
+  };
+  useEffect(() => {
+    // Masked on every (re)connect: a revealed token does not stay on screen longer than asked for.
+    if (connected) void read(false);
+  }, [client, connected]);
+
+  const mcp = settings?.mcp;
+  return (
+    <section aria-labelledby="mcp-title" data-testid="mcp-settings">
+      <h2 id="mcp-title">MCP connection</h2>
+      <p class="muted">
+        The MCP server listens on 127.0.0.1 only. The token is the only guard: anyone who has it (or the
+        connector URL, which contains it) can call every tool. <code>npx orchestrator connector</code> prints
+        the same.
+      </p>
+      {!connected ? <p class="muted">Connect to the host to see these.</p> : null}
+      {error ? <p role="alert">{error}</p> : null}
+      {connected && settings && !mcp ? (
+        <p role="alert">The MCP server is not running (see `npx orchestrator doctor`).</p>
+      ) : null}
+      {mcp ? (
+        <>
+          <dl class="counts">
+            <dt>Port</dt>
+            <dd data-testid="mcp-port">{mcp.port}</dd>
+            <dt>URL (send Authorization: Bearer &lt;token&gt;)</dt>
+            <dd>
+              <code data-testid="mcp-url">{mcp.url}</code>
+            </dd>
+            <dt>Connector URL (for clients that cannot send headers)</dt>
+            <dd>
+              <code data-testid="mcp-connector-url">{mcp.connectorUrl}</code>
+            </dd>
+            <dt>Token</dt>
+            <dd>
+              <code data-testid="mcp-token">{mcp.token}</code>
+            </dd>
+          </dl>
+          <div class="row">
+            <ActionButton
+              label={mcp.revealed ? "Hide token" : "Reveal token"}
+              testId="mcp-reveal"
+              run={() => read(!mcp.revealed)}
+            />
+            <CopyConnectorUrl client={client} onCopied={() => setNote("Connector URL copied.")} />
+            <ConfirmButton
+              label="Regenerate token"
+              question="Every MCP client and connector must be given the new token. Regenerate?"
+              testId="mcp-rotate"
+              run={async () => {
+                const r = await client.call(HOST_TOKEN_ROTATE_OP, {}, hostSettingsSchema);
+                if (!r.ok) return r.error.message;
+                setSettings(r.value);
+                setNote("New token in force: update your MCP clients and connectors.");
+                return undefined;
+              }}
+            />
+          </div>
+          {note ? (
+            <p role="status" data-testid="mcp-note">
+              {note}
+            </p>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
