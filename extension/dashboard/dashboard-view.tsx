@@ -2,8 +2,7 @@
 // warnings with their recovery actions, the worker table, a worker drill-down (attempts and event trail) and
 // diagnostics. Everything is read live from the host; nothing is kept in extension storage.
 import type { JSX } from "preact";
-import { HOST_SETTINGS_OP, hostSettingsSchema } from "../../shared/host-settings.ts";
-import { CopyConnectorUrl } from "../options/mcp-settings.tsx";
+import { CopyConnectorUrl, useHostSettings } from "../options/mcp-settings.tsx";
 import { useState } from "preact/hooks";
 import {
   act,
@@ -419,7 +418,7 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
 
 function Diagnostics(props: { client: UiClient }): JSX.Element {
   const s = props.client.status.value;
-  const host = useLive(props.client, HOST_SETTINGS_OP, {}, hostSettingsSchema).data;
+  const [host] = useHostSettings(props.client);
   return (
     <section aria-labelledby="diag-title" data-testid="diagnostics">
       <h2 id="diag-title">Diagnostics</h2>

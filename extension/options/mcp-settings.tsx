@@ -11,6 +11,33 @@ import {
 import { ActionButton, ConfirmButton } from "../ui/components.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 
+/**
+ * The host's settings, read once per connection (they do not change with events, so unlike `useLive` this does
+ * not re-read on every host change); `read(reveal)` reads again and returns a refusal in words.
+ */
+export function useHostSettings(
+  client: UiClient,
+): [HostSettings | undefined, string | undefined, (reveal: boolean) => Promise<string | undefined>] {
+  const connected = client.status.value?.connection === "connected";
+  const [settings, setSettings] = useState<HostSettings | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const read = async (reveal: boolean): Promise<string | undefined> => {
+    const r = await client.call(HOST_SETTINGS_OP, reveal ? { reveal } : {}, hostSettingsSchema);
+    if (!r.ok) {
+      setError(r.error.message);
+      return r.error.message;
+    }
+    setSettings(r.value);
+    setError(undefined);
+    return undefined;
+  };
+  useEffect(() => {
+    // Masked on every (re)connect: a revealed token does not stay on screen longer than asked for.
+    if (connected) void read(false);
+  }, [client, connected]);
+  return [settings, error, read];
+}
+
 /** Copies the full connector URL even while it is shown masked: fetching it does not put it on screen. */
 export function CopyConnectorUrl(props: { client: UiClient; onCopied?: () => void }): JSX.Element {
   return (
@@ -36,24 +63,11 @@ export function CopyConnectorUrl(props: { client: UiClient; onCopied?: () => voi
 
 export function McpSettings(props: { client: UiClient; connected: boolean }): JSX.Element {
   const { client, connected } = props;
-  const [settings, setSettings] = useState<HostSettings | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const [fetched, error, read] = useHostSettings(client);
+  // A regenerated token's answer replaces what was read, until the next read.
+  const [rotated, setRotated] = useState<HostSettings | undefined>();
+  const settings = rotated ?? fetched;
   const [note, setNote] = useState<string | undefined>();
-
-  const read = async (reveal: boolean): Promise<string | undefined> => {
-    const r = await client.call(HOST_SETTINGS_OP, { reveal }, hostSettingsSchema);
-    if (!r.ok) {
-      setError(r.error.message);
-      return r.error.message;
-    }
-    setSettings(r.value);
-    setError(undefined);
-    return undefined;
-  };
-  useEffect(() => {
-    // Masked on every (re)connect: a revealed token does not stay on screen longer than asked for.
-    if (connected) void read(false);
-  }, [client, connected]);
 
   const mcp = settings?.mcp;
   return (
@@ -91,7 +105,10 @@ export function McpSettings(props: { client: UiClient; connected: boolean }): JS
             <ActionButton
               label={mcp.revealed ? "Hide token" : "Reveal token"}
               testId="mcp-reveal"
-              run={() => read(!mcp.revealed)}
+              run={() => {
+                setRotated(undefined);
+                return read(!mcp.revealed);
+              }}
             />
             <CopyConnectorUrl client={client} onCopied={() => setNote("Connector URL copied.")} />
             <ConfirmButton
@@ -101,7 +118,7 @@ export function McpSettings(props: { client: UiClient; connected: boolean }): JS
               run={async () => {
                 const r = await client.call(HOST_TOKEN_ROTATE_OP, {}, hostSettingsSchema);
                 if (!r.ok) return r.error.message;
-                setSettings(r.value);
+                setRotated(r.value);
                 setNote("New token in force: update your MCP clients and connectors.");
                 return undefined;
               }}

@@ -51,3 +51,18 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** Assistant turns held open until the test acts; `releaseAll` (in afterEach) opens a failed test's leftovers. */
+export class HeldTurns {
+  private readonly gates: { resolve: () => void }[] = [];
+
+  hold(): ReturnType<typeof deferred> {
+    const d = deferred();
+    this.gates.push(d);
+    return d;
+  }
+
+  releaseAll(): void {
+    for (const g of this.gates.splice(0)) g.resolve();
+  }
+}

@@ -6,7 +6,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
-import { block, completingTurn, deferred, expectCleanRun, FAST_POLICY } from "./scenario-kit.ts";
+import { block, completingTurn, expectCleanRun, FAST_POLICY, HeldTurns } from "./scenario-kit.ts";
 import {
   axePage,
   DASHBOARD_URL,
@@ -21,14 +21,8 @@ import {
 let e2e: ChromiumE2E;
 let runId: string | undefined;
 const opened: Page[] = [];
-const gates: { resolve: () => void }[] = [];
-
-/** An assistant turn held open until the test acts; a failed test's gates are opened in afterEach. */
-function held(): ReturnType<typeof deferred> {
-  const d = deferred();
-  gates.push(d);
-  return d;
-}
+const turns = new HeldTurns();
+const held = () => turns.hold();
 
 beforeAll(async () => {
   e2e = await ChromiumE2E.start(await buildExtension("chrome"));
@@ -42,7 +36,7 @@ beforeEach(() => {
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === "fail") console.error(await e2e.diagnostics());
   if (runId) await tool(e2e.mcp, "run_stop", { runId }).catch(() => undefined);
-  for (const g of gates.splice(0)) g.resolve();
+  turns.releaseAll();
   await e2e.fake.settled();
   for (const p of opened.splice(0)) await p.close().catch(() => undefined);
 });

@@ -5,20 +5,21 @@
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
-import { block, completingTurn, deferred, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
+import {
+  block,
+  completingTurn,
+  expectCleanRun,
+  FAST_POLICY,
+  HeldTurns,
+  workingTurn,
+} from "./scenario-kit.ts";
 import { contentScriptWorlds, DASHBOARD_URL, openPage, openPopup, OverlayProbe } from "./ui-kit.ts";
 
 let e2e: ChromiumE2E;
 let runId: string | undefined;
 const opened: Page[] = [];
-const gates: { resolve: () => void }[] = [];
-
-/** An assistant turn held open until the test acts; a failed test's gates are opened in afterEach. */
-function held(): ReturnType<typeof deferred> {
-  const d = deferred();
-  gates.push(d);
-  return d;
-}
+const turns = new HeldTurns();
+const held = () => turns.hold();
 
 beforeAll(async () => {
   e2e = await ChromiumE2E.start(await buildExtension("chrome"));
@@ -33,7 +34,7 @@ afterEach(async (ctx) => {
   if (ctx.task.result?.state === "fail") console.error(await e2e.diagnostics());
   // Leave nothing running for the next test, and no popup or dashboard re-reading in the background.
   if (runId) await tool(e2e.mcp, "run_stop", { runId }).catch(() => undefined);
-  for (const g of gates.splice(0)) g.resolve();
+  turns.releaseAll();
   await e2e.fake.settled();
   for (const p of opened.splice(0)) await p.close().catch(() => undefined);
 });

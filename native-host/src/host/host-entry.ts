@@ -43,20 +43,18 @@ export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): 
       });
       // Port 0 asks for any free port: record the one we got so `connector` and clients can find it.
       if (config.port !== server.port) saveHostConfig(dir, { ...loadHostConfig(dir, {}), port: server.port });
-      let token = config.token;
       return {
         url: server.url,
         port: server.port,
         get connectorUrl() {
           return server.connectorUrl;
         },
-        token: () => token,
+        token: () => server.token,
         rotateToken() {
           const next = newToken();
           // On disk first: a crash right after leaves the new token in force at the next start, never the old one.
           saveHostConfig(dir, { ...loadHostConfig(dir, {}), token: next });
           server.rotateToken(next);
-          token = next;
         },
         close: () => server.close(),
       };

@@ -52,6 +52,8 @@ export interface McpServerHandle {
   readonly url: string;
   /** `http://127.0.0.1:<port>/mcp/<token>`: for ChatGPT connectors, which cannot send headers. Secret. */
   readonly connectorUrl: string;
+  /** The token in force. */
+  readonly token: string;
   /** Accepts only `token` from the next request on; open sessions must present it too. */
   rotateToken(token: string): void;
   /** The listening socket's address (always 127.0.0.1). */
@@ -310,6 +312,9 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     url,
     get connectorUrl() {
       return `${url}/${encodeURIComponent(token)}`;
+    },
+    get token() {
+      return token;
     },
     rotateToken(next: string) {
       tokenCheck.replace(next);
