@@ -128,13 +128,14 @@ class Workload {
   async init(): Promise<void> {
     const state = this.store.read((q) => ({
       seq: q.get<{ value: string }>("SELECT value FROM meta WHERE key = 'event_seq'")?.value,
+      liveSeq: q.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM events")?.seq ?? 0,
       runs: q.get<{ n: number }>("SELECT count(*) AS n FROM runs")?.n ?? 0,
       active: q.all<{ id: string; n: number }>(
         "SELECT r.id AS id, count(e.seq) AS n FROM runs r LEFT JOIN events e ON e.run_id = r.id " +
           "WHERE r.status = 'active' GROUP BY r.id ORDER BY r.id",
       ),
     }));
-    this.eventSeq = Number(state.seq ?? 0);
+    this.eventSeq = Math.max(Number(state.seq ?? 0), state.liveSeq);
     this.nextRun = state.runs;
     for (const run of state.active) this.active.push({ id: run.id, events: run.n });
     // Stagger new runs so they do not all end at the same moment.
@@ -164,8 +165,6 @@ class Workload {
         ]);
       }
       this.eventSeq += count;
-      // The durable event cursor, as the domain repository keeps it.
-      tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('event_seq', ?)", [String(this.eventSeq)]);
     });
     this.lifetime += count;
     for (const run of touched) if (run.events >= EVENTS_PER_RUN) this.full.push(run);
@@ -207,6 +206,8 @@ class Workload {
     await this.store.write((tx) => {
       tx.run("UPDATE runs SET status = 'ended' WHERE id = ?", [run.id]);
       tx.run("UPDATE workers SET disposition = 'done' WHERE id = ?", [`${run.id}-w`]);
+      // The durable event cursor, as the domain repository keeps it: written before events leave the live table.
+      tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('event_seq', ?)", [String(this.eventSeq)]);
     });
     for (;;) {
       const moved = await this.store.moveToArchive(

@@ -21,7 +21,7 @@ import {
 import { JOURNAL_HEADER_BYTES, SNAPSHOT_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
 import { applyTx, verifySequence } from "./crash-sequence.ts";
-import { makeTempDir, recordingLogger, removeDir } from "./helpers.ts";
+import { journalRecordsEnd, makeTempDir, recordingLogger, removeDir, writeAt } from "./helpers.ts";
 
 describe("DurableStore with damaged files", () => {
   let dir: string;
@@ -112,20 +112,43 @@ describe("DurableStore with damaged files", () => {
 
   it("cuts a torn journal tail with a warning and keeps every complete transaction", async () => {
     await populate(20, true);
-    const size = statSync(journalPath()).size;
-    appendFileSync(journalPath(), Buffer.from([200, 1, 0, 0, 1, 2, 3, 4, 123, 34])); // a record cut short
+    const end = journalRecordsEnd(journalPath());
+    // A record cut short, written over the preallocated zeros after the last one as a crash mid-write leaves it.
+    writeAt(journalPath(), end, Buffer.from([200, 1, 0, 0, 1, 2, 3, 4, 123, 34]));
     const log = recordingLogger();
     store = await openStore(log.log);
     expect(await verifySequence(store)).toBe(20);
-    expect(statSync(journalPath()).size).toBe(size);
+    expect(journalRecordsEnd(journalPath())).toBe(end);
     expect(log.warnings).toHaveLength(1);
     expect(log.warnings[0]).toContain(journalPath());
     expect(log.warnings[0]).toMatch(/cut a torn tail of 10 bytes/);
   });
 
+  it("cuts a torn append past the end of a journal that was not preallocated", async () => {
+    await populate(20, true);
+    const end = journalRecordsEnd(journalPath());
+    truncateSync(journalPath(), end); // as an older version (or a full disk) left it: the records end the file
+    appendFileSync(journalPath(), Buffer.from([200, 1, 0, 0, 1, 2, 3, 4, 123, 34]));
+    const log = recordingLogger();
+    store = await openStore(log.log);
+    expect(await verifySequence(store)).toBe(20);
+    expect(journalRecordsEnd(journalPath())).toBe(end);
+    expect(log.warnings).toEqual([expect.stringMatching(/cut a torn tail of 10 bytes/)]);
+  });
+
+  it("opens a preallocated journal whose zeros follow the records without a warning", async () => {
+    await populate(20, true);
+    const end = journalRecordsEnd(journalPath());
+    expect(statSync(journalPath()).size).toBeGreaterThan(end);
+    const log = recordingLogger();
+    store = await openStore(log.log);
+    expect(await verifySequence(store)).toBe(20);
+    expect(log.warnings).toEqual([]);
+  });
+
   it("cuts a last record whose checksum fails, keeping the ones before it", async () => {
     await populate(20, false);
-    flipByte(journalPath(), statSync(journalPath()).size - 3); // inside the last transaction's payload
+    flipByte(journalPath(), journalRecordsEnd(journalPath()) - 3); // inside the last transaction's payload
     const log = recordingLogger();
     store = await openStore(log.log);
     expect(await verifySequence(store)).toBe(19);

@@ -150,6 +150,18 @@ describe("DomainRepository on a real data directory", () => {
     expect(await repo.archiveEndedRuns(now + 120 * 60_000, 60 * 60_000)).toBe(0);
   });
 
+  it("keeps the event cursor past archived events across a restart (no seq is handed out twice)", async () => {
+    let repo = await open();
+    await startWorker(repo, "auto");
+    await apply(repo, { type: "worker.complete", workerId: "w", summary: "done" });
+    const total = repo.lastEventSeq;
+    expect(await repo.archiveEndedRuns(now + 60 * 60_000, 60 * 60_000)).toBe(total);
+    repo = await restart();
+    expect(repo.lastEventSeq).toBe(total);
+    await apply(repo, { type: "run.create", runId: "r2", name: "Second", policy: { mode: "auto" } });
+    expect(repo.eventsAfter(0, 1_000)[0]?.seq).toBe(total + 1);
+  });
+
   it("refuses an invalid input without writing anything", async () => {
     const repo = await open();
     const result = await repo.apply({ type: "worker.pause", workerId: "nobody" }, clock());

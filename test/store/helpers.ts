@@ -1,12 +1,15 @@
 // Shared helpers of the store tests: temp data directories, waiting on a condition with a deadline, a recording logger,
 // and child processes that run a once-built bundle of store-child.ts with plain `node` (far faster to start than tsx).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
+import { JOURNAL_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
+import { scanFrames } from "../../native-host/src/store/frame-codec.ts";
+import { TX_PAYLOAD_PREFIX } from "../../native-host/src/store/record-codec.ts";
 import type { StoreLogger } from "../../native-host/src/store/store-types.ts";
 import type { ChildConfig } from "./store-child.ts";
 
@@ -18,6 +21,25 @@ export function makeTempDir(prefix: string): string {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Where a journal's records end (the file goes on with preallocated zeros). */
+export function journalRecordsEnd(path: string): number {
+  const scan = scanFrames(readFileSync(path), JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX, {
+    zeroFilledTail: true,
+  });
+  if (scan.kind === "corrupt") throw new Error(`${path} is corrupt at byte ${scan.badOffset}`);
+  return scan.end;
+}
+
+/** Overwrites bytes of a file in place at `offset`. */
+export function writeAt(path: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(path, "r+");
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface RecordingLogger {

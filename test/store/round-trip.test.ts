@@ -13,6 +13,7 @@ import {
   buildChildBundle,
   Child,
   type ChildBundle,
+  journalRecordsEnd,
   makeTempDir,
   recordingLogger,
   removeDir,
@@ -84,10 +85,25 @@ describe("DurableStore round trip", () => {
     expect(stats.snapshotSeq).toBeGreaterThan(0);
     expect(statSync(join(dir, SNAPSHOT_FILE)).size).toBe(stats.snapshotBytes);
     // The journal restarted at the last snapshot: it is far smaller than the 60 transactions written.
-    expect(statSync(join(dir, JOURNAL_FILE)).size).toBeLessThan(4096 + 2048);
+    expect(stats.journalBytes).toBeLessThan(4096 + 2048);
+    expect(journalRecordsEnd(join(dir, JOURNAL_FILE))).toBe(stats.journalBytes);
     await store.close();
     const again = await openStore();
     expect(await verifySequence(again)).toBe(60);
+  });
+
+  it("writes zeros ahead of the journal's records, extending them as the records reach them", async () => {
+    const store = await openStore({ snapshotAfterBytes: 64 * 1024 * 1024, journalPreallocateBytes: 8192 });
+    await seedCounters(store);
+    await waitFor(() => statSync(join(dir, JOURNAL_FILE)).size >= 8192, "the first preallocation");
+    for (let i = 1; i <= 200; i++) await store.write((tx) => applyTx(tx, i));
+    const bytes = store.stats().journalBytes;
+    expect(bytes).toBeGreaterThan(4 * 8192); // the records went through several preallocations
+    await waitFor(() => statSync(join(dir, JOURNAL_FILE)).size > bytes, "zeros ahead of the last record");
+    expect(journalRecordsEnd(join(dir, JOURNAL_FILE))).toBe(bytes);
+    await store.close();
+    const again = await openStore();
+    expect(await verifySequence(again)).toBe(200);
   });
 
   it("writes snapshots deflated (format 2) and still reads format 1 (the plain image)", async () => {

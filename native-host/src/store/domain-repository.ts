@@ -112,6 +112,11 @@ export class DomainRepository {
         q.get("SELECT 1 AS x FROM events WHERE run_id = ? LIMIT 1", [run.id]),
       );
       if (!live) continue;
+      // Archived events leave the live table: keep the cursor past them, or a restart would hand out their seqs again.
+      const cursor = this.eventSeq;
+      await this.store.write((tx) =>
+        tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [EVENT_SEQ_KEY, String(cursor)]),
+      );
       moved += await this.store.moveToArchive(
         { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
         { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
@@ -165,9 +170,14 @@ function loadState(q: ReadTx): DomainState {
   return { runs, workers, unread };
 }
 
+/**
+ * The event cursor: the newest live event, or the newest archived one (recorded before each archiving) when the live
+ * table holds nothing newer. Not written on every commit: one statement less on the commit path.
+ */
 function loadEventSeq(q: ReadTx): number {
   const row = q.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [EVENT_SEQ_KEY]);
-  return row ? Number(row.value) : 0;
+  const live = q.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM events", [])?.seq ?? 0;
+  return Math.max(row ? Number(row.value) : 0, live);
 }
 
 /** Upserts exactly the records the transition replaced (immer keeps unchanged ones identical). */
@@ -223,8 +233,4 @@ function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: numb
       );
     }
   });
-  tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [
-    EVENT_SEQ_KEY,
-    String(firstSeq + events.length - 1),
-  ]);
 }

@@ -39,8 +39,8 @@ export const ARCHIVE_FILE = "events-archive.log";
  * export of the live database (~2 ms per MB). 1 MiB keeps a worst-case open well under half a second.
  */
 const DEFAULT_SNAPSHOT_AFTER_BYTES = 1024 * 1024;
-/** Pages given back per event-loop turn before a snapshot (16 KiB pages: 1 MiB, about a millisecond). */
-const VACUUM_PAGES_PER_STEP = 64;
+/** Pages given back per event-loop turn before a snapshot (8 KiB pages: 1 MiB, about a millisecond). */
+const VACUUM_PAGES_PER_STEP = 128;
 /** An export blocking the loop longer than this is worth a warning: the live database has grown too large. */
 const STALL_WARN_MS = 50;
 /** Rows per archive record, so one record stays well under a MiB. */
@@ -101,6 +101,13 @@ export class DurableStore {
     if (!(snapshotAfterBytes > 0)) {
       throw new StoreError("STORE_MISUSE", `snapshotAfterBytes must be positive, got ${snapshotAfterBytes}`);
     }
+    const preallocate = options.journalPreallocateBytes;
+    if (preallocate !== undefined && !(Number.isSafeInteger(preallocate) && preallocate >= 0)) {
+      throw new StoreError(
+        "STORE_MISUSE",
+        `journalPreallocateBytes must be a whole number ≥ 0, got ${preallocate}`,
+      );
+    }
     checkMigrations(options.migrations);
     const dir = options.dir;
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -154,12 +161,13 @@ export class DurableStore {
         );
       }
 
-      const fd = openSync(paths.journal, "a", 0o600);
+      const fd = openSync(paths.journal, "r+", 0o600);
       // The journal's callbacks only fire after the first append, by which time `store` is initialised.
       const journal = new JournalWriter({
         path: paths.journal,
         fd,
         bytes: journalBytes,
+        preallocateBytes: options.journalPreallocateBytes ?? preallocationFor(snapshotAfterBytes),
         baseSeq: plan.snapshotSeq,
         durableSeq: plan.lastSeq,
         generation: lock.generation,
@@ -167,6 +175,7 @@ export class DurableStore {
         fault,
         onFlushed: () => store.maybeAutoSnapshot(),
         onFailure: (error) => store.fail(error),
+        warn: (message) => log.warn(message),
       });
       const archive = new EventArchive(paths.archive, archiveEnd, () => lock.assertOwner());
       const store = new DurableStore(
@@ -621,6 +630,14 @@ function toArchiveFrames(rows: readonly Row[]): Buffer[] {
     frames.push(frameText(encodeRows(rows.slice(i, i + ARCHIVE_ROWS_PER_RECORD))));
   }
   return frames;
+}
+
+/**
+ * Zeros kept ahead of the journal's records: enough that a journal usually reaches its snapshot threshold, and is
+ * replaced, without another preallocation (which is background I/O the commits then wait behind).
+ */
+function preallocationFor(snapshotAfterBytes: number): number {
+  return Math.min(8 * 1024 * 1024, Math.max(64 * 1024, Math.ceil(snapshotAfterBytes * 1.5)));
 }
 
 function truncateDurably(path: string, length: number): void {

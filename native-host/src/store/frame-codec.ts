@@ -1,5 +1,6 @@
 // Length-prefixed, checksummed framing shared by the journal and the archive: u32 length, u32 crc32, payload.
-// The scanner tells a torn tail (cut and recover) from damage followed by valid records (refuse to guess).
+// The scanner tells a torn tail (cut and recover) from damage followed by valid records (refuse to guess), and the
+// zero-filled space a preallocated journal keeps after its last record from either.
 import { crc32 } from "node:zlib";
 
 export const FRAME_HEADER_BYTES = 8;
@@ -36,25 +37,58 @@ export type FrameScan =
   /** A bad frame at `badOffset` with a valid frame after it: damage inside the file, not a torn append. */
   | { kind: "corrupt"; frames: Frame[]; badOffset: number; nextValidOffset: number; reason: string };
 
+export interface ScanOptions {
+  /**
+   * The file is preallocated: records are written over zeros, so bytes that are all zero from a frame boundary to the
+   * end of the file are unused space (a clean end), not a torn record. No genuine frame starts with a zero length.
+   */
+  zeroFilledTail?: boolean;
+}
+
 /**
  * Reads frames from `start` to the end of `buf`. `payloadPrefix` is how every genuine payload begins (e.g. `{"seq":`);
  * it lets the search for valid frames after a bad one skip almost every offset without computing a checksum.
  */
-export function scanFrames(buf: Buffer, start: number, payloadPrefix: Buffer): FrameScan {
+export function scanFrames(
+  buf: Buffer,
+  start: number,
+  payloadPrefix: Buffer,
+  options: ScanOptions = {},
+): FrameScan {
   const frames: Frame[] = [];
   let p = start;
   while (p < buf.length) {
+    if (options.zeroFilledTail && buf[p] === 0 && allZero(buf, p)) break;
     const problem = frameProblem(buf, p);
     if (problem !== null) {
       const next = findValidFrame(buf, p + 1, payloadPrefix);
       if (next >= 0) return { kind: "corrupt", frames, badOffset: p, nextValidOffset: next, reason: problem };
-      return { kind: "torn-tail", frames, end: p, droppedBytes: buf.length - p, reason: problem };
+      // In a preallocated file the zeros after the torn bytes are unused space, not part of what is cut.
+      const dropped = (options.zeroFilledTail ? lastNonZero(buf) + 1 : buf.length) - p;
+      return { kind: "torn-tail", frames, end: p, droppedBytes: dropped, reason: problem };
     }
     const len = buf.readUInt32LE(p);
     frames.push({ offset: p, payload: buf.subarray(p + FRAME_HEADER_BYTES, p + FRAME_HEADER_BYTES + len) });
     p += FRAME_HEADER_BYTES + len;
   }
   return { kind: "clean", frames, end: p };
+}
+
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Whether every byte of `buf` from `from` on is zero (compared a block at a time: the tail can be megabytes). */
+function allZero(buf: Buffer, from: number): boolean {
+  for (let p = from; p < buf.length; p += ZEROS.length) {
+    const end = Math.min(buf.length, p + ZEROS.length);
+    if (buf.compare(ZEROS, 0, end - p, p, end) !== 0) return false;
+  }
+  return true;
+}
+
+function lastNonZero(buf: Buffer): number {
+  let i = buf.length - 1;
+  while (i >= 0 && buf[i] === 0) i--;
+  return i;
 }
 
 /** Why the frame at `p` is not valid, or null when it is. */

@@ -1,6 +1,7 @@
 // Appends transaction records to store.journal with group commit: every transaction committed in one synchronous run
-// of the event loop shares one write + fdatasync. Also swaps in a fresh journal after a snapshot.
-import { closeSync, fdatasync, fdatasyncSync, openSync, writeSync } from "node:fs";
+// of the event loop shares one write + fdatasync. Records overwrite zeros written ahead of them (preallocation), and
+// a fresh journal replaces this one after a snapshot.
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, write, writeSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -29,10 +30,12 @@ interface PendingTx {
 /** A prepared journal replacement, waiting for the pump to switch to it between two batches. */
 interface Rotation {
   baseSeq: number;
-  /** The new journal under its temp name: header plus the first `carriedCount` retained frames, fsynced. */
+  /** The new journal under its temp name: header, the first `carriedCount` retained frames and zeros, fsynced. */
   temp: string;
   carriedBytes: number;
   carriedCount: number;
+  /** Its size: the zeros after the carried frames are preallocated space. */
+  fileBytes: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -47,9 +50,15 @@ export interface SyncCounts {
 
 export interface JournalWriterOptions {
   path: string;
-  /** Descriptor opened for append on `path`, whose current size is `bytes`. */
+  /** Descriptor opened read-write on `path`; records end at `bytes`, and anything after that is zeros. */
   fd: number;
   bytes: number;
+  /**
+   * Zeros kept written and synced ahead of the records. Overwriting allocated blocks in place needs no file-system
+   * metadata in the fdatasync (appending changes the size and allocates blocks, which a journal commit must record),
+   * so a commit's fdatasync is cheaper and does not queue behind other files' metadata.
+   */
+  preallocateBytes: number;
   baseSeq: number;
   /** Highest seq already on disk. */
   durableSeq: number;
@@ -61,6 +70,7 @@ export interface JournalWriterOptions {
   onFlushed: () => void;
   /** The journal can no longer guarantee durability; the store must fail closed. */
   onFailure: (error: StoreError) => void;
+  warn: (message: string) => void;
 }
 
 export class JournalWriter {
@@ -83,12 +93,19 @@ export class JournalWriter {
   private backgroundIo = 0;
   private asyncBatchesLeft = 0;
   private readonly counts: SyncCounts = { blocking: 0, threadPool: 0 };
+  /** Size of the journal file: zeros from `_bytes` up to here (only records are ever written over them). */
+  private allocated: number;
+  /** Zeros being written past `allocated`; a batch that would reach them waits for it. */
+  private extending: Promise<void> | null = null;
+  private preallocationFailed = false;
 
   constructor(private readonly o: JournalWriterOptions) {
     this.fd = o.fd;
     this._bytes = o.bytes;
     this._baseSeq = o.baseSeq;
     this._durableSeq = o.durableSeq;
+    this.allocated = fstatSync(o.fd).size;
+    this.ensureRoom();
   }
 
   get bytes(): number {
@@ -149,6 +166,42 @@ export class JournalWriter {
     return this.lastAppended.then(() => undefined);
   }
 
+  /** Starts writing zeros ahead of the records when less than a quarter of a preallocation is left. */
+  private ensureRoom(): void {
+    if (this.extending || this.failure || this.preallocationFailed || this.o.preallocateBytes <= 0) return;
+    if (this.allocated - this._bytes >= this.o.preallocateBytes / 4) return;
+    const fd = this.fd;
+    const from = Math.max(this.allocated, this._bytes);
+    const zeros = Buffer.alloc(this.o.preallocateBytes);
+    const endIo = this.beginBackgroundIo();
+    this.extending = (async () => {
+      try {
+        let done = 0;
+        while (done < zeros.length) {
+          done += await new Promise<number>((resolve, reject) =>
+            write(fd, zeros, done, zeros.length - done, from + done, (error, n) =>
+              error ? reject(error) : resolve(n),
+            ),
+          );
+        }
+        await new Promise<void>((resolve, reject) =>
+          fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+        );
+        if (fd === this.fd) this.allocated = from + zeros.length;
+      } catch (error) {
+        // Only an optimisation: records still append past the end. The disk is probably full or failing; the next
+        // record's own write or fdatasync decides whether the journal can go on.
+        this.preallocationFailed = true;
+        this.o.warn(
+          `preallocating ${this.o.path} failed (${describeError(error)}); records are appended instead`,
+        );
+      } finally {
+        endIo();
+        this.extending = null;
+      }
+    })();
+  }
+
   /** Called synchronously right after a snapshot export that contains every seq <= seq. */
   retainAfter(seq: number): void {
     this.retained = [];
@@ -169,9 +222,10 @@ export class JournalWriter {
     const carried = this.retained ? [...this.retained] : [];
     const header = encodeJournalHeader({ generation: this.o.generation, baseSeq });
     const endIo = this.beginBackgroundIo();
+    const zeros = Buffer.alloc(this.preallocationFailed ? 0 : this.o.preallocateBytes);
     let temp: string;
     try {
-      temp = await writeTempFile(this.o.path, [header, ...carried]);
+      temp = await writeTempFile(this.o.path, [header, ...carried, zeros]);
     } catch (error) {
       this.retained = null;
       throw error;
@@ -186,11 +240,13 @@ export class JournalWriter {
         void withTempRemoved(temp, failure).then(reject);
         return;
       }
+      const carriedBytes = header.length + carried.reduce((n, b) => n + b.length, 0);
       this.rotation = {
         baseSeq,
         temp,
-        carriedBytes: header.length + carried.reduce((n, b) => n + b.length, 0),
+        carriedBytes,
         carriedCount: carried.length,
+        fileBytes: carriedBytes + zeros.length,
         resolve,
         reject,
       };
@@ -208,9 +264,12 @@ export class JournalWriter {
     if (rotation) void withTempRemoved(rotation.temp, error).then(rotation.reject);
   }
 
-  /** Waits for the batch or rotation in progress (never cut an fdatasync short), then closes the descriptor. */
+  /** Waits for the batch, rotation or preallocation in progress (never cut an fdatasync short), then closes. */
   async close(): Promise<void> {
-    while (this.pumping) await this.pumped;
+    while (this.pumping || this.extending) {
+      await this.pumped;
+      await this.extending;
+    }
     closeSync(this.fd);
   }
 
@@ -236,7 +295,9 @@ export class JournalWriter {
         this.queue = [];
         const batch =
           inFlight.length === 1 ? inFlight[0]!.frame : Buffer.concat(inFlight.map((p) => p.frame));
-        writeFully(this.fd, batch);
+        // Never write where zeros are still being written (rare: the preallocation runs half a chunk ahead).
+        if (this.extending && this._bytes + batch.length > this.allocated) await this.extending;
+        writeFully(this.fd, batch, this._bytes);
         this.o.fault("journal-written");
         await this.datasync(this.fd);
         this._bytes += batch.length;
@@ -245,6 +306,7 @@ export class JournalWriter {
         this._durableSeq = inFlight[inFlight.length - 1]!.seq;
         for (const p of inFlight) p.resolve(p.value);
         inFlight = [];
+        this.ensureRoom();
         this.o.onFlushed();
       }
     } catch (error) {
@@ -294,10 +356,10 @@ export class JournalWriter {
     let fd: number | undefined;
     let bytes = rotation.carriedBytes;
     try {
-      fd = openSync(rotation.temp, "a", 0o600);
+      fd = openSync(rotation.temp, "r+", 0o600);
       if (tail.length > 0) {
         const batch = Buffer.concat(tail);
-        writeFully(fd, batch);
+        writeFully(fd, batch, bytes);
         await this.datasync(fd);
         bytes += batch.length;
       }
@@ -314,6 +376,9 @@ export class JournalWriter {
     this.fd = fd;
     this._bytes = bytes;
     this._baseSeq = rotation.baseSeq;
+    // Zeros still being written to the old file: let them finish before its descriptor number can be reused.
+    await this.extending;
+    this.allocated = Math.max(rotation.fileBytes, bytes);
     closeSync(old);
     await fsyncDir(dirname(this.o.path));
     // Transactions still queued with seq <= baseSeq are inside the durable snapshot: done, and not for this journal.
@@ -323,6 +388,7 @@ export class JournalWriter {
       return false;
     });
     this._durableSeq = Math.max(this._durableSeq, rotation.baseSeq);
+    this.ensureRoom();
     rotation.resolve();
   }
 }
@@ -340,7 +406,7 @@ async function withTempRemoved(temp: string, error: unknown): Promise<unknown> {
   }
 }
 
-function writeFully(fd: number, buf: Buffer): void {
+function writeFully(fd: number, buf: Buffer, position: number): void {
   let done = 0;
-  while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
+  while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, position + done);
 }

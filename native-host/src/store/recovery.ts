@@ -11,7 +11,7 @@ import { StoreError, describeError } from "./store-error.ts";
 export interface JournalState {
   header: JournalHeader;
   fileBytes: number;
-  /** Where valid records end; equal to fileBytes unless there is a torn tail to cut. */
+  /** Where valid records end: fileBytes, or less with a torn tail to cut or preallocated zeros after the records. */
   validEnd: number;
   tornTail: { droppedBytes: number; reason: string } | undefined;
   records: DecodedRecord[];
@@ -101,7 +101,7 @@ function readJournal(path: string): JournalState | undefined {
     throw error;
   }
   const header = decodeJournalHeader(file, path);
-  const scan = scanFrames(file, JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX);
+  const scan = scanFrames(file, JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX, { zeroFilledTail: true });
   if (scan.kind === "corrupt") {
     throw new StoreError(
       "STORE_CORRUPT",

@@ -46,6 +46,11 @@ export interface StoreOptions {
   log?: StoreLogger;
   /** Journal size that triggers a snapshot (default 1 MiB: bounds the replay at startup). */
   snapshotAfterBytes?: number;
+  /**
+   * Zeros written ahead of the journal's records, so a commit's fdatasync overwrites allocated blocks instead of
+   * growing the file (default 1.5 × snapshotAfterBytes, between 64 KiB and 8 MiB; 0 turns preallocation off).
+   */
+  journalPreallocateBytes?: number;
   /** Lock mechanism; tests use "socket-file" to exercise the macOS path on Linux. */
   lockKind?: OwnerLockKind;
   /** Test-only: called at the named points so a crash test can SIGKILL the process exactly there. */
@@ -53,7 +58,7 @@ export interface StoreOptions {
 }
 
 export interface StoreStats {
-  /** Current size of store.journal, header included. */
+  /** Bytes of store.journal up to the end of its records, header included (the preallocated zeros after them not). */
   journalBytes: number;
   /** Size of the last snapshot file written or loaded (0 if none). */
   snapshotBytes: number;
