@@ -78,10 +78,18 @@ class StallProbe {
   }
 }
 
-/** The same small record appended and fdatasync'ed (blocking, and on the thread pool) in the same directory. */
-async function rawAppendLatency(
-  dir: string,
-): Promise<{ asyncP50: number; asyncP99: number; syncP50: number; syncP99: number }> {
+/**
+ * The same small record appended and fdatasync'ed (blocking, and on the thread pool) in the same directory; and, for
+ * reference, written over zeros preallocated and synced beforehand (what the journal does), blocking.
+ */
+async function rawAppendLatency(dir: string): Promise<{
+  asyncP50: number;
+  asyncP99: number;
+  syncP50: number;
+  syncP99: number;
+  overwriteP50: number;
+  overwriteP99: number;
+}> {
   const fd = openSync(join(dir, "raw-probe.bin"), "a");
   const record = Buffer.alloc(360, 7);
   const asyncLat: number[] = [];
@@ -103,9 +111,27 @@ async function rawAppendLatency(
     closeSync(fd);
     rmSync(join(dir, "raw-probe.bin"));
   }
+  const overwriteLat: number[] = [];
+  const pre = openSync(join(dir, "raw-prealloc.bin"), "w+");
+  try {
+    writeSync(pre, Buffer.alloc(RAW_SAMPLES * record.length));
+    fsyncSync(pre);
+    for (let i = 0; i < RAW_SAMPLES; i++) {
+      const t = performance.now();
+      writeSync(pre, record, 0, record.length, i * record.length);
+      fdatasyncSync(pre);
+      overwriteLat.push(performance.now() - t);
+    }
+  } finally {
+    closeSync(pre);
+    rmSync(join(dir, "raw-prealloc.bin"));
+  }
   asyncLat.sort((a, b) => a - b);
   syncLat.sort((a, b) => a - b);
+  overwriteLat.sort((a, b) => a - b);
   return {
+    overwriteP50: pct(overwriteLat, 0.5),
+    overwriteP99: pct(overwriteLat, 0.99),
     asyncP50: pct(asyncLat, 0.5),
     asyncP99: pct(asyncLat, 0.99),
     syncP50: pct(syncLat, 0.5),
@@ -263,6 +289,8 @@ interface Window {
   /** Journal batches of this window synced blocking / on the thread pool. */
   blockingSyncs: number;
   threadPoolSyncs: number;
+  /** Commits over 1 ms: begun while a snapshot was being written, else synced on the thread pool, else neither. */
+  slow: { duringSnapshot: number; threadPool: number; other: number };
   stallMs: number;
   snapshotStallMs: number;
 }
@@ -296,6 +324,7 @@ async function measureWindow(store: DurableStore, work: Workload, dir: string): 
   const rawFd = openSync(rawPath, "a");
   const record = Buffer.alloc(360, 7);
   let snapshot: Promise<void> | undefined;
+  const slow = { duringSnapshot: 0, threadPool: 0, other: 0 };
   probe.start();
   try {
     for (let i = 0; i < WINDOW_COMMITS; i++) {
@@ -313,12 +342,19 @@ async function measureWindow(store: DurableStore, work: Workload, dir: string): 
       raw.push(blockingRaw);
       rawAsync.push(threadPoolRaw);
       const syncs = store.journalSyncs();
+      const duringSnapshot = store.stats().snapshotInProgress;
       const t = performance.now();
       await work.commit(1);
-      lat.push(performance.now() - t);
+      const took = performance.now() - t;
+      lat.push(took);
       const after = store.journalSyncs();
       const usedBlocking = after.blocking > syncs.blocking;
       const usedThreadPool = after.threadPool > syncs.threadPool;
+      if (took > 1) {
+        if (duringSnapshot) slow.duringSnapshot++;
+        else if (usedThreadPool) slow.threadPool++;
+        else slow.other++;
+      }
       rawMatched.push(
         usedBlocking === usedThreadPool
           ? Math.min(blockingRaw, threadPoolRaw)
@@ -358,6 +394,7 @@ async function measureWindow(store: DurableStore, work: Workload, dir: string): 
     threadPoolSyncs: syncsAfter.threadPool - syncsBefore.threadPool,
     stallMs,
     snapshotStallMs: store.stats().lastSnapshotStallMs,
+    slow,
   };
 }
 
@@ -437,6 +474,10 @@ async function main(): Promise<void> {
         `${raw.syncP50.toFixed(3)} ms, p99 ${raw.syncP99.toFixed(3)} ms; thread-pool fdatasync p50 ` +
         `${raw.asyncP50.toFixed(3)} ms, p99 ${raw.asyncP99.toFixed(3)} ms`,
     );
+    console.log(
+      `  for reference, the same record written over preallocated zeros (as the journal writes) + fdatasyncSync: ` +
+        `p50 ${raw.overwriteP50.toFixed(3)} ms, p99 ${raw.overwriteP99.toFixed(3)} ms (the targets compare with append)`,
+    );
     const store = await DurableStore.open({
       dir,
       migrations: MIGRATIONS,
@@ -487,6 +528,11 @@ async function main(): Promise<void> {
           `(snapshot export ${w.snapshotStallMs.toFixed(1)} ms); live db ${(s.liveDbBytes / 1e6).toFixed(1)} MB, ` +
           `archive ${(s.archiveBytes / 1e6).toFixed(0)} MB, runs archived ${work.archivedRuns}`,
       );
+      console.log(
+        `  commits over 1 ms: ${w.slow.duringSnapshot} begun while a snapshot was written, ${w.slow.threadPool} ` +
+          `others synced on the thread pool, ${w.slow.other} others (of ${WINDOW_COMMITS}; p99 is the ` +
+          `${WINDOW_COMMITS / 100}th slowest)`,
+      );
     }
     const mem = process.memoryUsage();
     const fillRssMb = mem.rss / 1024 / 1024;
@@ -525,6 +571,8 @@ async function main(): Promise<void> {
       rawStandaloneSyncP99Ms: round(raw.syncP99),
       rawStandaloneAsyncP50Ms: round(raw.asyncP50),
       rawStandaloneAsyncP99Ms: round(raw.asyncP99),
+      rawStandaloneOverwriteP50Ms: round(raw.overwriteP50),
+      rawStandaloneOverwriteP99Ms: round(raw.overwriteP99),
       journalSyncsBlocking: ws.reduce((n, w) => n + w.blockingSyncs, 0),
       journalSyncsThreadPool: ws.reduce((n, w) => n + w.threadPoolSyncs, 0),
       commitP50Ms1k: round(w1k.p50),
