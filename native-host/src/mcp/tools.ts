@@ -1,7 +1,8 @@
 // The operations layer as MCP tools: one McpServer per session, every OperationDef registered as a tool, calls
 // dispatched through invoke() so validation and refusals come back as `isError` results with a stable code.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Input } from "../core/inputs.ts";
@@ -134,7 +135,9 @@ export function createSessionServer(
   }
   // tools/call goes straight to invoke(): one strict parse (an unknown or misspelt argument is refused, where the SDK
   // would silently strip it) and every failure as `CODE: message`, including INVALID_INPUT and an unknown tool name.
-  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+  // Registered through Protocol's own setRequestHandler rather than Server's override, which parses every call with
+  // the full CallToolRequestSchema twice more and the result with CallToolResultSchema (a result toToolResult built).
+  setProtocolRequestHandler(server, TOOLS_CALL, (request, extra) =>
     callTool(
       backend,
       table,
@@ -147,6 +150,29 @@ export function createSessionServer(
     ),
   );
   return server;
+}
+
+/** The part of a tools/call request the handler reads; the arguments are then parsed strictly by invoke(). */
+const TOOLS_CALL = z.object({
+  method: z.literal("tools/call"),
+  params: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+});
+
+type RequestHandler = Parameters<McpServer["server"]["setRequestHandler"]>[1];
+
+function setProtocolRequestHandler(
+  server: McpServer,
+  schema: typeof TOOLS_CALL,
+  handler: (
+    request: z.infer<typeof TOOLS_CALL>,
+    extra: Parameters<RequestHandler>[1],
+  ) => Promise<CallToolResult>,
+): void {
+  (Protocol.prototype.setRequestHandler as (this: unknown, s: unknown, h: unknown) => void).call(
+    server.server,
+    schema,
+    handler,
+  );
 }
 
 async function callTool(
