@@ -231,6 +231,20 @@ export class JsonHttpTransport implements Transport {
   }
 }
 
+/** The last frozen result serialised, and its JSON (many woken waits answer with one shared result in a row). */
+let sharedResult: object | undefined;
+let sharedJson = "";
+
+/** A response as JSON; a frozen (shared, immutable) result is serialised once and spliced into each answer. */
 function serialise(message: JSONRPCMessage): string {
-  return JSON.stringify(message);
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== "object" || result === null || !Object.isFrozen(result))
+    return JSON.stringify(message);
+  if (result !== sharedResult) {
+    sharedJson = JSON.stringify(result);
+    sharedResult = result;
+  }
+  // The key order Protocol builds responses in, so the bytes are what JSON.stringify(message) would write.
+  const rest = JSON.stringify({ ...message, result: undefined });
+  return `{"result":${sharedJson},${rest.slice(1)}`;
 }

@@ -85,7 +85,8 @@ export class EventReads {
  */
 export class HttpScope {
   private gone = false;
-  private controllers: AbortController[] | undefined;
+  /** One controller for all the waits of this request, made on the first. */
+  private controller: AbortController | undefined;
 
   get dropped(): boolean {
     return this.gone;
@@ -93,15 +94,13 @@ export class HttpScope {
 
   drop(): void {
     this.gone = true;
-    for (const c of this.controllers ?? []) c.abort();
-    this.controllers = undefined;
+    this.controller?.abort();
   }
 
   signal(): AbortSignal {
     if (this.gone) return AbortSignal.abort();
-    const controller = new AbortController();
-    (this.controllers ??= []).push(controller);
-    return controller.signal;
+    this.controller ??= new AbortController();
+    return this.controller.signal;
   }
 }
 
@@ -205,13 +204,27 @@ async function callTool(
   }
 }
 
-/** Success: the value as JSON text and as structured content. Failure: `isError` with `CODE: message`. */
+/** The last frozen (shared) value turned into a result, and that result: see toToolResult. */
+let sharedValue: object | undefined;
+let sharedResult: CallToolResult | undefined;
+
+/**
+ * Success: the value as JSON text and as structured content. Failure: `isError` with `CODE: message`. A frozen value
+ * is one an operation hands to many calls at once (events_wait woken by one write): they get one frozen result, which
+ * the transport then serialises once for all of them.
+ */
 export function toToolResult(result: OperationResult): CallToolResult {
   if (result.ok) {
-    return {
-      content: [{ type: "text", text: JSON.stringify(result.value) }],
-      structuredContent: result.value,
+    const value = result.value;
+    if (value === sharedValue) return sharedResult!;
+    const out: CallToolResult = {
+      content: [{ type: "text", text: JSON.stringify(value) }],
+      structuredContent: value,
     };
+    if (!Object.isFrozen(value)) return out;
+    sharedValue = value;
+    sharedResult = Object.freeze(out);
+    return sharedResult;
   }
   const { code, message } = result.error;
   return {
