@@ -252,6 +252,15 @@ describe("DurableStore round trip", () => {
     await expect(store.write(() => Promise.resolve(1))).rejects.toMatchObject(misuse);
     await expect(store.write(() => store.write(() => 1))).rejects.toMatchObject(misuse);
     expect(() => store.read((q) => q.all("INSERT INTO meta VALUES ('w', 'x')"))).toThrow(/readonly/);
+    // Only a plain SELECT skips query_only: a statement that merely starts like a read is still refused, and a
+    // second statement cannot hide behind a first one.
+    const tables = () => store.read((q) => q.all("SELECT name FROM sqlite_master ORDER BY name"));
+    const tablesBefore = tables();
+    expect(() =>
+      store.read((q) => q.get("WITH w AS (SELECT 'w') INSERT INTO meta SELECT 'w', 'x' FROM w")),
+    ).toThrow(/readonly/);
+    expect(() => store.read((q) => q.all("SELECT 1; DROP TABLE meta"))).toThrow(/several statements/);
+    expect(tables()).toEqual(tablesBefore);
     expect(
       store.read((q) => q.all("SELECT * FROM meta WHERE key IN ('r', 't', 'x', 'a', 'b', 'w')")),
     ).toEqual([]);

@@ -1,14 +1,13 @@
 // The MCP endpoint of the owner process (architecture §6): Streamable HTTP on 127.0.0.1 only, `/mcp` with a Bearer token
 // or `/mcp/<token>` for connectors that cannot send headers. One McpServer + one transport per MCP session, so JSON-RPC
 // ids of different clients can never meet (CVE-2026-25536). Plain node:http: the checks must run before any body byte
-// is read, and express would only add a second body parser and a CORS temptation. The SDK's web-standard transport is
-// driven directly (node-adapter.ts) with the body we already parsed.
+// is read, and express would only add a second body parser and a CORS temptation. The session transport is our own
+// (json-http-transport.ts): the SDK's web-standard one cost most of a call's CPU.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationsContext } from "../operations/context.ts";
 import type { OperationDef } from "../operations/registry.ts";
 import {
@@ -22,8 +21,17 @@ import {
   type Refusal,
   TokenCheck,
 } from "./http-guards.ts";
-import { transportRequest, writeResponse } from "./node-adapter.ts";
-import { createSessionServer, HttpScope, type McpLogger, type ToolCalls, toolTable } from "./tools.ts";
+import {
+  acceptsPost,
+  isInitialize,
+  isJsonContentType,
+  JsonHttpTransport,
+  MAX_BATCH_SIZE,
+  protocolVersionError,
+  toJsonRpcMessage,
+  writeRpcError,
+} from "./json-http-transport.ts";
+import { createSessionServer, type McpLogger, type ToolCalls, toolTable } from "./tools.ts";
 
 export type { McpLogger } from "./tools.ts";
 
@@ -66,26 +74,14 @@ export interface McpServerHandle {
 
 interface Session {
   readonly server: McpServer;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  id: string | undefined;
+  readonly transport: JsonHttpTransport;
+  readonly id: string;
   lastUsed: number;
   /** HTTP requests of this session still open (a GET event stream counts). */
   open: number;
-  /** The open POST that carried each JSON-RPC request still being handled. */
-  readonly scopes: Map<string | number, HttpScope>;
 }
 
 const LOOPBACK = "127.0.0.1";
-
-/**
- * The id of a message shaped like a JSON-RPC request, else undefined. Only says which HTTP request carried which id
- * (for dropped connections); the SDK transport validates every message fully, so a zod pass here would be a second.
- */
-function requestId(message: unknown): string | number | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
-  const { id, method } = message as { id?: unknown; method?: unknown };
-  return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? id : undefined;
-}
 
 export async function startMcpServer(options: McpServerOptions): Promise<McpServerHandle> {
   const host: string = options.host ?? LOOPBACK;
@@ -130,33 +126,23 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null }));
   };
 
-  const rpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
-    if (res.headersSent) return;
-    res.writeHead(status, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
-  };
+  const rpcError = writeRpcError;
 
   const closeSession = (session: Session): void => {
-    if (session.id !== undefined) sessions.delete(session.id);
+    sessions.delete(session.id);
     session.transport.close().catch((e: unknown) => log.warn(`mcp: closing a session failed: ${String(e)}`));
   };
 
-  const newSession = (): Session => {
-    const scopes = new Map<string | number, HttpScope>();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      // Plain JSON answers: no event stream per POST, which is cheaper and what a long-poll needs anyway.
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        session.id = id;
-        sessions.set(id, session);
-      },
-    });
-    const server = createSessionServer(backend, table, log, calls, (id) => scopes.get(id));
-    const session: Session = { server, transport, id: undefined, lastUsed: Date.now(), open: 0, scopes };
+  const newSession = async (): Promise<Session> => {
+    const transport = new JsonHttpTransport(new URL(canonicalUrl));
+    const server = createSessionServer(backend, table, log, calls, (id) => transport.scopeOf(id));
+    const session: Session = { server, transport, id: randomUUID(), lastUsed: Date.now(), open: 0 };
+    transport.sessionId = session.id;
     server.server.onclose = () => {
-      if (session.id !== undefined && sessions.get(session.id) === session) sessions.delete(session.id);
+      if (sessions.get(session.id) === session) sessions.delete(session.id);
     };
+    await server.connect(transport);
+    sessions.set(session.id, session);
     return session;
   };
 
@@ -172,40 +158,14 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     return true;
   };
 
-  const dispatch = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    session: Session,
-    body?: unknown,
-  ): Promise<void> => {
+  /** Counts an open HTTP request of a session until its connection is done with it. */
+  const track = (session: Session, res: ServerResponse): void => {
     session.lastUsed = Date.now();
     session.open += 1;
-    const ids: (string | number)[] = [];
-    const scope = new HttpScope();
-    if (body !== undefined) {
-      for (const message of Array.isArray(body) ? (body as unknown[]) : [body]) {
-        const id = requestId(message);
-        if (id !== undefined) {
-          session.scopes.set(id, scope);
-          ids.push(id);
-        }
-      }
-    }
-    const closed = new Promise<undefined>((resolve) =>
-      res.once("close", () => {
-        session.open -= 1;
-        session.lastUsed = Date.now();
-        if (!res.writableFinished) scope.drop();
-        for (const id of ids) if (session.scopes.get(id) === scope) session.scopes.delete(id);
-        resolve(undefined);
-      }),
-    );
-    // A request the client cancelled is never answered by the SDK; stop waiting once the connection is gone.
-    const response = await Promise.race([
-      session.transport.handleRequest(transportRequest(req, canonicalUrl), { parsedBody: body }),
-      closed,
-    ]);
-    if (response && !res.destroyed) await writeResponse(response, res);
+    res.once("close", () => {
+      session.open -= 1;
+      session.lastUsed = Date.now();
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -226,8 +186,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
 
     const method = req.method ?? "";
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
-      res.setHeader("Allow", "GET, POST, DELETE");
-      return rpcError(res, 405, -32000, "Method Not Allowed");
+      return rpcError(res, 405, -32000, "Method Not Allowed", { Allow: "GET, POST, DELETE" });
     }
     if (method === "POST") {
       const declared = checkDeclaredLength(req.headers, maxBodyBytes);
@@ -236,13 +195,42 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     const sessionId = req.headers["mcp-session-id"];
     if (Array.isArray(sessionId)) return rpcError(res, 400, -32000, "Bad Request: one Mcp-Session-Id");
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (sessionId !== undefined && !existing) return rpcError(res, 404, -32001, "Session not found");
-
-    if (method !== "POST") {
-      if (!existing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      return dispatch(req, res, existing);
+    if (sessionId !== undefined && (!existing || existing.transport.isClosed)) {
+      return rpcError(res, 404, -32001, "Session not found");
     }
 
+    if (method === "GET") {
+      if (!req.headers.accept?.includes("text/event-stream")) {
+        return rpcError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
+      }
+      if (!existing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      const versionError = protocolVersionError(req);
+      if (versionError) return rpcError(res, 400, -32000, versionError);
+      track(existing, res);
+      return existing.transport.handleGet(res);
+    }
+    if (method === "DELETE") {
+      if (!existing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      const versionError = protocolVersionError(req);
+      if (versionError) return rpcError(res, 400, -32000, versionError);
+      sessions.delete(existing.id);
+      res.writeHead(200);
+      res.end();
+      await existing.transport.close();
+      return;
+    }
+
+    if (!acceptsPost(req)) {
+      return rpcError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      );
+    }
+    if (!isJsonContentType(req)) {
+      return rpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    }
     const read = await readBody(req, maxBodyBytes);
     if (!read.ok) return refuseBody(req, res, read.refusal);
     let body: unknown;
@@ -251,16 +239,35 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     } catch {
       return rpcError(res, 400, -32700, "Parse error: invalid JSON");
     }
-    if (existing) return dispatch(req, res, existing, body);
-    if (!isInitializeRequest(body)) {
-      return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const batch = Array.isArray(body);
+    const raw = batch ? (body as unknown[]) : [body];
+    if (raw.length > MAX_BATCH_SIZE) {
+      return rpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
     }
-    if (!admitSession()) return rpcError(res, 503, -32000, "Service Unavailable: too many MCP sessions");
-    const session = newSession();
-    await session.server.connect(session.transport);
-    await dispatch(req, res, session, body);
-    // A refused initialize never got an id: nothing refers to its server any more.
-    if (session.id === undefined) await session.server.close();
+    const messages: JSONRPCMessage[] = [];
+    for (const value of raw) {
+      const message = toJsonRpcMessage(value);
+      if (message === undefined) return rpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
+      messages.push(message);
+    }
+    const initializing = messages.some(isInitialize);
+    if (initializing && existing) {
+      return rpcError(res, 400, -32600, "Invalid Request: Server already initialized");
+    }
+    if (initializing && messages.length > 1) {
+      return rpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
+    }
+    let session = existing;
+    if (!session) {
+      if (!initializing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (!admitSession()) return rpcError(res, 503, -32000, "Service Unavailable: too many MCP sessions");
+      session = await newSession();
+    } else {
+      const versionError = protocolVersionError(req);
+      if (versionError) return rpcError(res, 400, -32000, versionError);
+    }
+    track(session, res);
+    session.transport.handlePost(req, res, messages, batch);
   };
 
   /** Answers 413 with Connection: close, then discards whatever the client still sends (never buffered). */

@@ -1,7 +1,8 @@
 // The operations layer as MCP tools: one McpServer per session, every OperationDef registered as a tool, calls
 // dispatched through invoke() so validation and refusals come back as `isError` results with a stable code.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Input } from "../core/inputs.ts";
@@ -84,7 +85,8 @@ export class EventReads {
  */
 export class HttpScope {
   private gone = false;
-  private controllers: AbortController[] | undefined;
+  /** One controller for all the waits of this request, made on the first. */
+  private controller: AbortController | undefined;
 
   get dropped(): boolean {
     return this.gone;
@@ -92,15 +94,13 @@ export class HttpScope {
 
   drop(): void {
     this.gone = true;
-    for (const c of this.controllers ?? []) c.abort();
-    this.controllers = undefined;
+    this.controller?.abort();
   }
 
   signal(): AbortSignal {
     if (this.gone) return AbortSignal.abort();
-    const controller = new AbortController();
-    (this.controllers ??= []).push(controller);
-    return controller.signal;
+    this.controller ??= new AbortController();
+    return this.controller.signal;
   }
 }
 
@@ -134,7 +134,9 @@ export function createSessionServer(
   }
   // tools/call goes straight to invoke(): one strict parse (an unknown or misspelt argument is refused, where the SDK
   // would silently strip it) and every failure as `CODE: message`, including INVALID_INPUT and an unknown tool name.
-  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+  // Registered through Protocol's own setRequestHandler rather than Server's override, which parses every call with
+  // the full CallToolRequestSchema twice more and the result with CallToolResultSchema (a result toToolResult built).
+  setProtocolRequestHandler(server, TOOLS_CALL, (request, extra) =>
     callTool(
       backend,
       table,
@@ -147,6 +149,29 @@ export function createSessionServer(
     ),
   );
   return server;
+}
+
+/** The part of a tools/call request the handler reads; the arguments are then parsed strictly by invoke(). */
+const TOOLS_CALL = z.object({
+  method: z.literal("tools/call"),
+  params: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+});
+
+type RequestHandler = Parameters<McpServer["server"]["setRequestHandler"]>[1];
+
+function setProtocolRequestHandler(
+  server: McpServer,
+  schema: typeof TOOLS_CALL,
+  handler: (
+    request: z.infer<typeof TOOLS_CALL>,
+    extra: Parameters<RequestHandler>[1],
+  ) => Promise<CallToolResult>,
+): void {
+  (Protocol.prototype.setRequestHandler as (this: unknown, s: unknown, h: unknown) => void).call(
+    server.server,
+    schema,
+    handler,
+  );
 }
 
 async function callTool(
@@ -179,13 +204,27 @@ async function callTool(
   }
 }
 
-/** Success: the value as JSON text and as structured content. Failure: `isError` with `CODE: message`. */
+/** The last frozen (shared) value turned into a result, and that result: see toToolResult. */
+let sharedValue: object | undefined;
+let sharedResult: CallToolResult | undefined;
+
+/**
+ * Success: the value as JSON text and as structured content. Failure: `isError` with `CODE: message`. A frozen value
+ * is one an operation hands to many calls at once (events_wait woken by one write): they get one frozen result, which
+ * the transport then serialises once for all of them.
+ */
 export function toToolResult(result: OperationResult): CallToolResult {
   if (result.ok) {
-    return {
-      content: [{ type: "text", text: JSON.stringify(result.value) }],
-      structuredContent: result.value,
+    const value = result.value;
+    if (value === sharedValue) return sharedResult!;
+    const out: CallToolResult = {
+      content: [{ type: "text", text: JSON.stringify(value) }],
+      structuredContent: value,
     };
+    if (!Object.isFrozen(value)) return out;
+    sharedValue = value;
+    sharedResult = Object.freeze(out);
+    return sharedResult;
   }
   const { code, message } = result.error;
   return {

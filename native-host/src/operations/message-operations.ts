@@ -1,5 +1,6 @@
 // Message and event tools: worker inboxes and the durable event cursor (events_list, bounded events_wait).
 import { z } from "zod";
+import type { StoredEvent } from "../store/domain-repository.ts";
 import { fail, ok } from "./context.ts";
 import { applyInput, defineOperation } from "./registry.ts";
 
@@ -102,7 +103,7 @@ export const eventsWait = defineOperation({
     const limit = input.limit ?? 100;
     for (;;) {
       const events = ctx.eventsAfter(input.cursor, limit, filterOf(input));
-      if (events.length > 0) return ok({ events, cursor: events.at(-1)!.seq, timedOut: false });
+      if (events.length > 0) return ok(wakeAnswer(events));
       // Events of other runs or workers move the global cursor but not this caller's.
       const remaining = deadline - ctx.now();
       if (remaining <= 0) return ok({ events: [], cursor: Math.max(input.cursor, 0), timedOut: true });
@@ -110,6 +111,21 @@ export const eventsWait = defineOperation({
     }
   },
 });
+
+/**
+ * The answer to one page of events, built once per page: one write wakes many waits that read the same page (the
+ * MCP layer shares it between them), and a frozen value lets the layers above serialise it once for all of them.
+ */
+const wakeAnswers = new WeakMap<readonly StoredEvent[], Readonly<Record<string, unknown>>>();
+
+function wakeAnswer(events: StoredEvent[]): Readonly<Record<string, unknown>> {
+  let answer = wakeAnswers.get(events);
+  if (answer === undefined) {
+    answer = Object.freeze({ events, cursor: events.at(-1)!.seq, timedOut: false });
+    wakeAnswers.set(events, answer);
+  }
+  return answer;
+}
 
 function filterOf(input: { runId?: string | undefined; workerId?: string | undefined }) {
   return {
