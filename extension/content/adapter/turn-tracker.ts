@@ -124,6 +124,7 @@ export class TurnTracker {
   }
 
   private holdsMatch(el: Element): boolean {
+    if (el.firstElementChild === null) return false;
     try {
       return el.querySelector(this.joined) !== null;
     } catch {
