@@ -274,6 +274,19 @@ export function userTurnContains(doc: Document, table: SelectorTable, needle: st
   return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
 }
 
+/** How many of the newest turns the proof after a click searches (see `recentUserTurnContains`). */
+const RECENT_TURNS = 4;
+
+/**
+ * `userTurnContains` over the newest few turns and their message nodes: the proof polled after our click. Our turn
+ * lands as one of the newest; one further back was there before the click, where the whole page was searched.
+ */
+export function recentUserTurnContains(turns: TurnScan, table: SelectorTable, needle: string): boolean {
+  if (needle === "") return false;
+  const nodes = turns.turns.slice(-RECENT_TURNS).flatMap((t) => [t, ...queryAll(t, table.message)]);
+  return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
+}
+
 /**
  * Our submission (the turn carrying `needle`) is already answered: a later turn exists and the newest is an
  * assistant turn. A container holding both roles never counts (its index is the newest), which is the safe side.

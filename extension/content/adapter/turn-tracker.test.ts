@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { innermost, lastCompound, queryAll } from "./dom.ts";
 import { guardedClick } from "./click-guard.ts";
 import { queryRegionChains, regionWithoutOldTurns } from "./page-region.ts";
+import { answerFollows, recentUserTurnContains, scanTurns } from "./page-scan.ts";
 import { SELECTORS, selectorTable } from "./selectors.ts";
 import { TurnTracker, watchedAttributes } from "./turn-tracker.ts";
 
@@ -209,5 +210,22 @@ describe("clicks need a box", () => {
       clicked: true,
     });
     expect(clicks).toBe(1);
+  });
+});
+
+describe("marker searches bounded to the newest turns", () => {
+  it("the proof after a click looks at the newest turns only; an answered turn is found newest first", () => {
+    const roles = ["user", "assistant", "user", "assistant", "user", "assistant"];
+    document.getElementById("thread")!.innerHTML = roles
+      .map((role, i) => LAYOUTS.classic(i, role).replace(`<p>t${i}</p>`, `<p>t${i} [m-${i}]</p>`))
+      .join("");
+    const table = selectorTable();
+    const turns = scanTurns(document, table);
+    expect(recentUserTurnContains(turns, table, "m-4")).toBe(true);
+    expect(recentUserTurnContains(turns, table, "m-5")).toBe(false); // an assistant turn is no proof
+    expect(recentUserTurnContains(turns, table, "m-0")).toBe(false); // older than the newest four
+    expect(answerFollows(turns, "m-4")).toBe(true);
+    expect(answerFollows(turns, "m-0")).toBe(true);
+    expect(answerFollows(turns, "m-5")).toBe(false);
   });
 });
