@@ -8,6 +8,7 @@ import { selectorTable } from "./selectors.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
 import { resolveTiming } from "./timing.ts";
+import { TurnTracker } from "./turn-tracker.ts";
 import type {
   AdapterOptions,
   ChatGptAdapter,
@@ -57,6 +58,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const timing = resolveTiming(opts);
   const table = selectorTable(opts.selectors);
   const memory = new ScanMemory();
+  // Fed by the same observer that marks the last scan stale, so a scan reads only what changed since the last.
+  const tracker = new TurnTracker(table.turn);
   const machine = new StateMachine(timing);
 
   let started = false;
@@ -102,13 +105,16 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   };
 
   // A scan is reused while nothing in the document or the URL changed (a hidden tab polls cheaply); any
-  // mutation, even one whose record is still queued, forces a fresh one, and so does age.
+  // mutation, even one whose record is still queued, forces a fresh one, and so does age. The records also keep
+  // the turn list current (turn-tracker.ts); the tracker starts over whenever the observer was not attached.
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   const scanNow = (): PageScan => {
     if (!dirtyObserver) {
-      dirtyObserver = new win.MutationObserver(() => {
+      tracker.reset();
+      dirtyObserver = new win.MutationObserver((records) => {
         lastScan = undefined;
+        tracker.note(records);
       });
       dirtyObserver.observe(win.document, {
         childList: true,
@@ -117,11 +123,15 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
         attributes: true,
       });
     }
-    if (dirtyObserver.takeRecords().length > 0) lastScan = undefined;
+    const queued = dirtyObserver.takeRecords();
+    if (queued.length > 0) {
+      lastScan = undefined;
+      tracker.note(queued);
+    }
     const now = opts.now();
     const href = win.location.href;
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
-    const scan = scanPage(win, table, memory);
+    const scan = scanPage(win, table, memory, tracker);
     lastScan = { scan, at: now, href };
     return scan;
   };
@@ -209,6 +219,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       throttleHandle = pollHandle = deadlineHandle = undefined;
       dirtyObserver?.disconnect();
       dirtyObserver = undefined;
+      tracker.reset();
       lastScan = undefined;
     },
 

@@ -1,7 +1,7 @@
 // The only place the adapter clicks anything. It refuses Retry/regenerate, "Answer now", "Use Work", voice and
 // dictation, Stop, tool-approval buttons and anything inside an error card (spec 22.3.1, research §5 guard).
 import type { PageWindow } from "./types.ts";
-import { closestAny, collapse, isContentEditable, isTextArea, labelOf, matchesAny } from "./dom.ts";
+import { closestAny, collapse, hasBox, isContentEditable, isTextArea, labelOf, matchesAny } from "./dom.ts";
 import { LABELS, type SelectorTable } from "./selectors.ts";
 
 export type ClickPurpose = "send" | "focus-editor";
@@ -53,6 +53,8 @@ export function guardedClick(
 ): ClickResult {
   const refused = refusalReason(el, table);
   if (refused) return { clicked: false, reason: refused };
+  // Observation checks visibility from style alone (dom.ts isVisible); a click also needs a non-empty box.
+  if (!hasBox(el)) return { clicked: false, reason: "the control has no visible box (zero width or height)" };
   if (purpose === "send") {
     if (!closestAny(el, table.composerForm) && !el.closest("form")) {
       return { clicked: false, reason: "a send control must sit inside the composer form" };

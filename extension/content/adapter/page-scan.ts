@@ -13,6 +13,7 @@ import {
   queryByPriority,
   startsAfter,
 } from "./dom.ts";
+import { queryRegionChains, regionWithoutOldTurns, type PageRegion } from "./page-region.ts";
 import { textExcluding } from "./page-text.ts";
 import {
   classifyAnswerText,
@@ -22,6 +23,7 @@ import {
   type PageErrorCode,
 } from "./errors.ts";
 import { LABELS, type SelectorTable } from "./selectors.ts";
+import type { TurnTracker } from "./turn-tracker.ts";
 import type { Layout, PageWindow } from "./types.ts";
 import { classifyUrl, isLoginPath, type PageUrl } from "./url.ts";
 
@@ -103,16 +105,33 @@ export function buttonKind(btn: Element, table: SelectorTable): ButtonKind {
   return "unknown";
 }
 
-/** Per-scan lookups shared by every check: the visually hidden containers and a visibility cache. */
+/** The page-wide lookups of a scan, made together over the page without its old turns (page-region.ts). */
+export interface PageWide {
+  editor: Element[];
+  workMode: Element[];
+  dialog: Element[];
+  notice: Element[];
+  loginControl: Element[];
+  composerContainer: Element[];
+}
+
+const DIALOGS = ['[role="dialog"]', '[role="alertdialog"]'];
+
+/** Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits. */
 export class ScanScope {
   private readonly isHidden: (el: Element) => boolean;
   private readonly cache = new Map<Element, boolean>();
+  private readonly region: PageRegion;
+  private pageHits: PageWide | undefined;
 
+  /** `turns`: the conversation's turns (their old ones are left out of page-wide lookups); none = whole page. */
   constructor(
     readonly doc: Document,
     readonly win: PageWindow,
     readonly table: SelectorTable,
+    turns: readonly Element[] = [],
   ) {
+    this.region = regionWithoutOldTurns(doc, turns);
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
     const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
@@ -122,6 +141,19 @@ export class ScanScope {
       const hidden = new Set(queryAll(doc, table.visuallyHidden));
       this.isHidden = (el) => hidden.has(el);
     }
+  }
+
+  /** Editors, Work mode, dialogs, notices, login controls and composer containers outside the old turns. */
+  pageWide(): PageWide {
+    this.pageHits ??= queryRegionChains(this.region, {
+      editor: this.table.editor,
+      workMode: this.table.workModeSelected,
+      dialog: DIALOGS,
+      notice: this.table.notice,
+      loginControl: this.table.loginControl,
+      composerContainer: this.table.composerContainer,
+    });
+    return this.pageHits;
   }
 
   visible(el: Element): boolean {
@@ -144,7 +176,7 @@ export class ScanScope {
 }
 
 export function scanComposer(scope: ScanScope): ComposerScan {
-  const { doc, table } = scope;
+  const { table } = scope;
   const none: ComposerScan = {
     form: null,
     editor: null,
@@ -156,7 +188,7 @@ export function scanComposer(scope: ScanScope): ComposerScan {
     workMode: false,
   };
   const candidates = scope.visibleOf(
-    queryAll(doc, table.editor).filter((el) => !matchesAny(el, table.decoyInput)),
+    scope.pageWide().editor.filter((el) => !matchesAny(el, table.decoyInput)),
   );
   let editors = innermost(candidates);
   if (editors.length > 1) {
@@ -185,7 +217,7 @@ export function scanComposer(scope: ScanScope): ComposerScan {
       .some((b) => buttonKind(b, table) === "stop" && !closestAny(b, table.actionBarContainer));
   }
   const chips = queryAll(form, table.pastedChip).length;
-  const workMode = queryAll(doc, table.workModeSelected).length > 0;
+  const workMode = scope.pageWide().workMode.length > 0;
   return { form, editor, primary, primaryKind, send, stopVisible, chips, workMode };
 }
 
@@ -218,8 +250,9 @@ function roleOf(el: Element, table: SelectorTable): Role {
   return "unknown";
 }
 
-export function scanTurns(doc: Document, table: SelectorTable): TurnScan {
-  let turns = innermost(queryAll(doc, table.turn));
+/** `tracker`: the adapter's incrementally kept turn list (without one, the document is queried). */
+export function scanTurns(doc: Document, table: SelectorTable, tracker?: TurnTracker): TurnScan {
+  let turns = tracker ? tracker.turns(doc) : innermost(queryAll(doc, table.turn));
   if (turns.length === 0) turns = innermost(queryAll(doc, table.message));
   const newest = turns[turns.length - 1] ?? null;
   const newestRole = newest ? roleOf(newest, table) : null;
@@ -241,14 +274,30 @@ export function userTurnContains(doc: Document, table: SelectorTable, needle: st
   return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
 }
 
+/** How many of the newest turns the proof after a click searches (see `recentUserTurnContains`). */
+const RECENT_TURNS = 4;
+
+/**
+ * `userTurnContains` over the newest few turns and their message nodes: the proof polled after our click. Our turn
+ * lands as one of the newest; one further back was there before the click, where the whole page was searched.
+ */
+export function recentUserTurnContains(turns: TurnScan, table: SelectorTable, needle: string): boolean {
+  if (needle === "") return false;
+  const nodes = turns.turns.slice(-RECENT_TURNS).flatMap((t) => [t, ...queryAll(t, table.message)]);
+  return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
+}
+
 /**
  * Our submission (the turn carrying `needle`) is already answered: a later turn exists and the newest is an
  * assistant turn. A container holding both roles never counts (its index is the newest), which is the safe side.
  */
 export function answerFollows(turns: TurnScan, needle: string): boolean {
   if (needle === "" || turns.newestRole !== "assistant") return false;
-  const i = turns.turns.findIndex((t) => (t.textContent ?? "").includes(needle));
-  return i >= 0 && i < turns.turns.length - 1;
+  // Any turn before the newest carrying it (newest first: ours is among the last few).
+  for (let i = turns.turns.length - 2; i >= 0; i--) {
+    if ((turns.turns[i]!.textContent ?? "").includes(needle)) return true;
+  }
+  return false;
 }
 
 /** User turns and user message nodes (selfTest). */
@@ -367,15 +416,18 @@ function turnError(scope: ScanScope, turns: TurnScan): ErrorFinding | undefined 
 const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
 
 function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null): ErrorFinding | undefined {
-  const { doc, table } = scope;
-  for (const notice of scope.visibleOf(queryAll(doc, table.notice))) {
-    if (turns.newest?.contains(notice) || turns.turns.some((t) => t.contains(notice))) continue;
+  const { table } = scope;
+  const page = scope.pageWide();
+  for (const notice of scope.visibleOf(page.notice)) {
+    // Inside a turn or message it is the turn's own (old turns are not searched at all).
+    if (turns.newest?.contains(notice) || closestAny(notice, table.turn) || closestAny(notice, table.message))
+      continue;
     const code = classifyNoticeText(notice.textContent ?? "");
     if (code)
       return { code, detail: `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}` };
   }
   // Banners by the composer (usage cap): short blocks of the composer's container, never the draft itself.
-  for (const container of queryAll(doc, table.composerContainer)) {
+  for (const container of page.composerContainer) {
     if (!NOTICE_HINT.test(container.textContent ?? "")) continue; // cheap pre-check; the draft is excluded below
     if (!NOTICE_HINT.test(textExcluding(container, editor, 20_000))) continue;
     for (const block of container.querySelectorAll("p, div, span")) {
@@ -433,11 +485,16 @@ function layoutOf(doc: Document, composer: ComposerScan): Layout {
   return "unknown";
 }
 
-export function scanPage(win: PageWindow, table: SelectorTable, memory: ScanMemory): PageScan {
+export function scanPage(
+  win: PageWindow,
+  table: SelectorTable,
+  memory: ScanMemory,
+  tracker?: TurnTracker,
+): PageScan {
   const doc = win.document;
-  const scope = new ScanScope(doc, win, table);
+  const turns = scanTurns(doc, table, tracker);
+  const scope = new ScanScope(doc, win, table, turns.turns);
   const composer = scanComposer(scope);
-  const turns = scanTurns(doc, table);
   const url = classifyUrl(win.location);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;
@@ -471,12 +528,12 @@ export function scanPage(win: PageWindow, table: SelectorTable, memory: ScanMemo
     ? `${turns.turns.length}:${memory.idOf(newest)}:${(newest.textContent ?? "").length}:${animated ? 1 : 0}`
     : `${turns.turns.length}`;
 
-  const dialogs = scope.visibleOf(queryAll(doc, ['[role="dialog"]', '[role="alertdialog"]']));
+  const dialogs = scope.visibleOf(scope.pageWide().dialog);
 
   let error: ErrorFinding | undefined;
   if (isLoginPath(win.location.pathname)) {
     error = { code: "NOT_SIGNED_IN", detail: "the login page is shown" };
-  } else if (scope.visibleOf(queryAll(doc, table.loginControl)).length > 0) {
+  } else if (scope.visibleOf(scope.pageWide().loginControl).length > 0) {
     error = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
   }
   error ??= noticeError(scope, turns, composer.editor);

@@ -6,7 +6,13 @@ import type { StateMachine } from "./state-machine.ts";
 import { TURN_ERRORS } from "./state-machine.ts";
 import { editorText, normalizeText } from "./page-text.ts";
 import { isDisabled, labelOf } from "./dom.ts";
-import { answerFollows, sendReady, type ButtonKind, type PageScan } from "./page-scan.ts";
+import {
+  answerFollows,
+  recentUserTurnContains,
+  sendReady,
+  type ButtonKind,
+  type PageScan,
+} from "./page-scan.ts";
 import type { SelectorTable } from "./selectors.ts";
 import type {
   PageWindow,
@@ -287,8 +293,9 @@ async function acceptance(
   for (;;) {
     await ctx.sleep(ctx.timing.submitPollMs);
     const { scan } = ctx.tick();
+    // The marker among the newest turns only: the whole page was searched once before the click.
     const proven =
-      ctx.hasMarker(req.marker) ||
+      recentUserTurnContains(scan.turns, ctx.table, req.marker) ||
       (editor.isConnected && scan.composer.editor === editor && editorText(editor).trim() === "") ||
       (scan.composer.stopVisible && !stopBefore);
     if (proven) {

@@ -1,0 +1,110 @@
+// The page without its old turns: where page-wide lookups (composer editor, Work mode, dialogs, notices, login
+// controls, banners) look, so their cost does not grow with the length of the conversation.
+import { matchesAny, queryAll } from "./dom.ts";
+
+/**
+ * Subtrees to search, in document order. `self` entries are the thread container and its ancestors: only the element
+ * itself is checked (its descendants are covered by the other entries).
+ */
+export interface PageRegion {
+  readonly whole: Document | null;
+  readonly parts: readonly { el: Element; self: boolean }[];
+}
+
+/** The ancestor of `el` that is a child of `container` (or `el` itself). */
+function childOf(container: Element, el: Element): Element {
+  let cur = el;
+  while (cur.parentElement && cur.parentElement !== container) cur = cur.parentElement;
+  return cur;
+}
+
+function commonAncestor(a: Element, b: Element): Element | null {
+  const up = new Set<Element>();
+  for (let cur: Element | null = a; cur; cur = cur.parentElement) up.add(cur);
+  for (let cur: Element | null = b; cur; cur = cur.parentElement) if (up.has(cur)) return cur;
+  return null;
+}
+
+/**
+ * Everything but the old turns: the thread container `T` (the nearest common ancestor of the first and the newest
+ * turn) keeps its children before the first turn's and from the newest turn's on; the children between (the old
+ * turns, and anything rendered between them) are skipped; everything outside `T` is searched. With fewer than two
+ * turns this is the whole document.
+ */
+export function regionWithoutOldTurns(doc: Document, turns: readonly Element[]): PageRegion {
+  const first = turns[0];
+  const newest = turns[turns.length - 1];
+  const root = doc.documentElement;
+  if (!first || !newest || first === newest || !root) return { whole: doc, parts: [] };
+  const thread = commonAncestor(first, newest);
+  if (!thread || thread === first || thread === newest) return { whole: doc, parts: [] };
+  const path: Element[] = [];
+  for (let cur: Element | null = thread; cur; cur = cur.parentElement) path.push(cur);
+  if (path[path.length - 1] !== root) return { whole: doc, parts: [] };
+  path.reverse();
+  type Part = { el: Element; self: boolean };
+  const before: Part[] = [];
+  const afterByLevel: Part[][] = [];
+  for (let level = 0; level < path.length - 1; level++) {
+    const el = path[level]!;
+    const next = path[level + 1]!;
+    before.push({ el, self: true });
+    for (let child = el.firstElementChild; child && child !== next; child = child.nextElementSibling) {
+      before.push({ el: child, self: false });
+    }
+    const after: Part[] = [];
+    for (let child = next.nextElementSibling; child; child = child.nextElementSibling) {
+      after.push({ el: child, self: false });
+    }
+    afterByLevel.push(after);
+  }
+  before.push({ el: thread, self: true });
+  const firstChild = childOf(thread, first);
+  const newestChild = childOf(thread, newest);
+  for (
+    let child = thread.firstElementChild;
+    child && child !== firstChild;
+    child = child.nextElementSibling
+  ) {
+    before.push({ el: child, self: false });
+  }
+  for (let child: Element | null = newestChild; child; child = child.nextElementSibling) {
+    before.push({ el: child, self: false });
+  }
+  // Later siblings of inner levels come before those of outer levels.
+  return { whole: null, parts: [...before, ...afterByLevel.reverse().flat()] };
+}
+
+/**
+ * The elements of each chain found in the region, each list in document order. One query per subtree for all
+ * chains together (the subtrees outside the thread are small), then each hit is sorted into its chains.
+ */
+export function queryRegionChains<K extends string>(
+  region: PageRegion,
+  chains: Record<K, readonly string[]>,
+): Record<K, Element[]> {
+  const keys = Object.keys(chains) as K[];
+  const out = Object.fromEntries(keys.map((k) => [k, [] as Element[]])) as Record<K, Element[]>;
+  if (region.whole) {
+    for (const k of keys) out[k] = queryAll(region.whole, chains[k]);
+    return out;
+  }
+  const all = keys.flatMap((k) => chains[k]);
+  const joined = all.join(", ");
+  const sortIn = (el: Element) => {
+    if (!matchesAny(el, all)) return;
+    for (const k of keys) if (matchesAny(el, chains[k])) out[k].push(el);
+  };
+  for (const { el, self } of region.parts) {
+    sortIn(el);
+    if (self || el.firstElementChild === null) continue;
+    let hits: Iterable<Element>;
+    try {
+      hits = el.querySelectorAll(joined);
+    } catch {
+      hits = queryAll(el, all); // a selector this engine cannot parse (a remote one): each on its own
+    }
+    for (const hit of hits) sortIn(hit);
+  }
+  return out;
+}
