@@ -2,6 +2,7 @@
 // on the fake chatgpt.com. Prints its time per mutation batch (target p99 ≤ 1 ms) and its state reports per real
 // transition (target exactly 1). The adapter submits every turn itself, as on a resume. Last line: JSON.
 import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { build, type Rolldown } from "vite";
@@ -135,14 +136,26 @@ async function main(): Promise<void> {
       w.bench = w.AdapterBench.startBench(config);
     }, CONFIG);
 
+    // BENCH_PROFILE=<file>: a CPU profile of the page over the last 100 turns (open it in Chrome DevTools).
+    const profileTo = process.env.BENCH_PROFILE;
+    const cdp = profileTo ? await page.context().newCDPSession(page) : undefined;
     const started = Date.now();
     for (let i = 1; i <= TURNS; i++) {
+      if (cdp && i === Math.max(1, TURNS - 99)) {
+        await cdp.send("Profiler.enable");
+        await cdp.send("Profiler.start");
+      }
       const marker = `bench-${i}-${randomUUID().slice(0, 8)}`;
       const text = `Continue with step ${i}. [${marker}]`;
       await page.evaluate(([t, m]) => (window as unknown as BenchWindow).bench.turn(t!, m!), [text, marker]);
       if (i % 100 === 0) console.log(`  ${i} turns, ${Math.round((Date.now() - started) / 1000)} s`);
     }
     await page.evaluate(() => (window as unknown as BenchWindow).bench.settled(20_000));
+    if (cdp && profileTo) {
+      const { profile } = await cdp.send("Profiler.stop");
+      writeFileSync(profileTo, JSON.stringify(profile));
+      console.log(`CPU profile of the last 100 turns: ${profileTo}`);
+    }
     const elapsedS = Math.round((Date.now() - started) / 1000);
     const r: BenchResults = await page.evaluate(() => {
       const w = window as unknown as BenchWindow;
