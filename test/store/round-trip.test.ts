@@ -99,6 +99,7 @@ describe("DurableStore round trip", () => {
     for (let i = 1; i <= 200; i++) await store.write((tx) => applyTx(tx, i));
     const bytes = store.stats().journalBytes;
     expect(bytes).toBeGreaterThan(4 * 8192); // the records went through several preallocations
+    expect(store.stats().journalSyncs.lastSyncMs).toBeGreaterThan(0);
     await waitFor(() => statSync(join(dir, JOURNAL_FILE)).size > bytes, "zeros ahead of the last record");
     expect(journalRecordsEnd(join(dir, JOURNAL_FILE))).toBe(bytes);
     await store.close();

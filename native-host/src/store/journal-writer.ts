@@ -46,6 +46,8 @@ export interface SyncCounts {
   blocking: number;
   /** Batches fdatasync'ed on the thread pool (background disk work of the store running, or the disk was slow). */
   threadPool: number;
+  /** How long the latest batch's fdatasync took, in ms (tells a slow disk from a slow commit path). */
+  lastSyncMs: number;
 }
 
 export interface JournalWriterOptions {
@@ -92,7 +94,7 @@ export class JournalWriter {
   /** Background file work of the store (snapshot, journal copy, archive append) in progress. */
   private backgroundIo = 0;
   private asyncBatchesLeft = 0;
-  private readonly counts: SyncCounts = { blocking: 0, threadPool: 0 };
+  private readonly counts: SyncCounts = { blocking: 0, threadPool: 0, lastSyncMs: 0 };
   /** Size of the journal file: zeros from `_bytes` up to here (only records are ever written over them). */
   private allocated: number;
   /** Zeros being written past `allocated`; a batch that would reach them waits for it. */
@@ -338,14 +340,17 @@ export class JournalWriter {
       const started = performance.now();
       fdatasyncSync(fd);
       this.counts.blocking++;
-      if (performance.now() - started > SLOW_SYNC_MS) this.asyncBatchesLeft = ASYNC_BATCHES_AFTER_SLOW_SYNC;
+      this.counts.lastSyncMs = performance.now() - started;
+      if (this.counts.lastSyncMs > SLOW_SYNC_MS) this.asyncBatchesLeft = ASYNC_BATCHES_AFTER_SLOW_SYNC;
       return;
     }
     if (this.asyncBatchesLeft > 0) this.asyncBatchesLeft--;
     this.counts.threadPool++;
+    const started = performance.now();
     await new Promise<void>((resolve, reject) =>
       fdatasync(fd, (error) => (error ? reject(error) : resolve())),
     );
+    this.counts.lastSyncMs = performance.now() - started;
   }
 
   private async performRotation(rotation: Rotation): Promise<void> {

@@ -83,5 +83,5 @@ export interface StoreStats {
   /** A snapshot (export, write, rename, journal reset) is under way. */
   snapshotInProgress: boolean;
   /** Journal batches made durable since open, by how their fdatasync ran (see journal-writer.ts). */
-  journalSyncs: { blocking: number; threadPool: number };
+  journalSyncs: { blocking: number; threadPool: number; lastSyncMs: number };
 }
