@@ -5,8 +5,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Layout } from "../fake-chatgpt/server.ts";
-import { buildExtension, ChromiumE2E, waitFor } from "./harness.ts";
+import { buildExtension, ChromiumE2E } from "./harness.ts";
 import { completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
+import { sendByHand } from "./zero-setup-kit.ts";
 
 let ext: string;
 let e2e: ChromiumE2E;
@@ -72,17 +73,7 @@ describe("privacy (spec 23) after the scenarios", () => {
     const personal = `personal note ${Date.now()} do not keep`;
     e2e.fake.page.layout = "classic";
     const page = await e2e.context.newPage();
-    const since = Date.now();
-    await page.goto("https://chatgpt.com/");
-    // Text typed before hydration replaces the composer is lost (research §9.11), as it would be for a person.
-    await waitFor(
-      () => e2e.fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
-      "the composer to hydrate",
-    );
-    await page.locator("#prompt-textarea").click();
-    await page.keyboard.type(personal);
-    await page.locator("#composer-submit-button:not([disabled])").click();
-    await waitFor(() => e2e.fake.userMessages.some((m) => m.text === personal), "the typed message sent");
+    await sendByHand(e2e, page, personal);
     await e2e.fake.settled();
     expect(
       await page.evaluate(() => JSON.stringify((window as { __session?: unknown }).__session)),

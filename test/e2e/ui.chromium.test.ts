@@ -14,6 +14,7 @@ import {
   workingTurn,
 } from "./scenario-kit.ts";
 import { contentScriptWorlds, DASHBOARD_URL, openPage, openPopup, OverlayProbe } from "./ui-kit.ts";
+import { sendByHand } from "./zero-setup-kit.ts";
 
 let e2e: ChromiumE2E;
 let runId: string | undefined;
@@ -260,21 +261,7 @@ describe("operator UI in Chromium (issue 6)", { timeout: 120_000 }, () => {
       expect(await managedProbe.shadowInfo()).toMatchObject({ type: "closed" });
 
       // A person's own conversation in another tab.
-      const since = Date.now();
-      await byHand.goto("https://chatgpt.com/");
-      await waitFor(
-        () => e2e.fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
-        "the composer to hydrate",
-      );
-      await byHand.locator("#prompt-textarea").click();
-      await byHand.keyboard.type("Hello, just chatting.");
-      await byHand.locator("#composer-submit-button:not([disabled])").click();
-      const mine = await waitFor(
-        () =>
-          e2e.fake.userMessages.find((m) => m.text === "Hello, just chatting.")?.conversationId ?? undefined,
-        "the typed message stored",
-      );
-      await waitFor(() => byHand.url().includes(mine), "the /c/<id> URL");
+      await sendByHand(e2e, byHand, "Hello, just chatting.");
       // The content script runs there (the extension's world exists), yet no overlay element was added.
       expect(await contentScriptWorlds(byHand)).toContain("ChatGPT Orchestrator");
       expect(await byHand.locator(`#chatgpt-orchestrator-overlay`).count()).toBe(0);

@@ -7,14 +7,14 @@ import { tool, waitFor, type ChromiumE2E } from "./harness.ts";
 
 const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/extension`;
 
-/** A person opens chatgpt.com and sends one message by hand; returns the tab and its conversation id. */
-export async function personalConversation(
-  e2e: ChromiumE2E,
-  text: string,
-): Promise<{ page: Page; conversationId: string }> {
-  const page = await e2e.context.newPage();
+/**
+ * In `page`, a person opens chatgpt.com and sends `text` by hand (classic layout); resolves with the conversation id
+ * once the tab shows its /c/<id> URL.
+ */
+export async function sendByHand(e2e: ChromiumE2E, page: Page, text: string): Promise<string> {
   const since = Date.now();
   await page.goto("https://chatgpt.com/");
+  // Text typed before hydration replaces the composer is lost (research §9.11), as it would be for a person.
   await waitFor(
     () => e2e.fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
     "the composer to hydrate",
@@ -27,6 +27,16 @@ export async function personalConversation(
     "the typed message stored",
   );
   await waitFor(() => (page.url().includes(conversationId) ? true : undefined), "the /c/<id> URL");
+  return conversationId;
+}
+
+/** A person opens chatgpt.com in a new tab and sends one message by hand; returns the tab and its conversation id. */
+export async function personalConversation(
+  e2e: ChromiumE2E,
+  text: string,
+): Promise<{ page: Page; conversationId: string }> {
+  const page = await e2e.context.newPage();
+  const conversationId = await sendByHand(e2e, page, text);
   await e2e.fake.settled();
   return { page, conversationId };
 }

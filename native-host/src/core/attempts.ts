@@ -117,18 +117,29 @@ export function endAttempt(
   opts: EndOptions,
   policy?: ContinuationPolicy,
 ): void {
-  const current = w.current;
-  if (!current || isEnded(current.state)) return;
-  const patch: Partial<Attempt> = {
+  if (w.current) endTurn(ctx, w, w.current, state, opts, policy);
+}
+
+/** Ends `attempt` (the current one, or the turn a pending steer is aimed at) unless it has ended already. */
+function endTurn(
+  ctx: Ctx,
+  w: DraftWorker,
+  attempt: NonNullable<DraftWorker["current"]>,
+  state: AttemptState,
+  opts: EndOptions,
+  policy?: ContinuationPolicy,
+): void {
+  if (isEnded(attempt.state)) return;
+  Object.assign(attempt, {
     state,
     outcome: opts.outcome,
     terminalAt: ctx.now,
     ...(state === "idle" ? { idleAt: ctx.now } : {}),
     ...(opts.errorCode ? { errorCode: opts.errorCode } : {}),
     ...(opts.detail ? { errorDetail: opts.detail } : {}),
-  };
-  updateAttempt(ctx, w, patch, END_EVENTS[state]);
-  if (opts.countProgress && policy && !current.progressSeen) countNoProgressAttempt(ctx, w, policy);
+  } satisfies Partial<Attempt>);
+  ctx.emit(END_EVENTS[state], w.runId, w.id, { execution: attemptSnapshot(attempt) });
+  if (opts.countProgress && policy && !attempt.progressSeen) countNoProgressAttempt(ctx, w, policy);
 }
 
 /**
@@ -144,8 +155,7 @@ export function settleSteeredTurn(ctx: Ctx, w: DraftWorker, steerSubmitted: bool
     w.current = turn;
     return;
   }
-  Object.assign(turn, { state: "completed", outcome: "superseded_by_steer", terminalAt: ctx.now });
-  ctx.emit("execution.completed", w.runId, w.id, { execution: attemptSnapshot(turn) });
+  endTurn(ctx, w, turn, "completed", { outcome: "superseded_by_steer", countProgress: false });
 }
 
 /** The attempt whose turn is running now: the current one, or the turn a still-pending steer is aimed at. */
@@ -169,11 +179,7 @@ export function endRunningTurn(
     endAttempt(ctx, w, state, opts, policy);
     return;
   }
-  // endAttempt works on `current`: point it at the turn for the moment, then back at the pending steer.
-  const steer = w.current;
-  w.current = turn;
-  endAttempt(ctx, w, state, opts, policy);
-  w.current = steer;
+  endTurn(ctx, w, turn, state, opts, policy);
   w.steeredTurn = undefined;
 }
 

@@ -106,17 +106,22 @@ export class DomainRepository {
    */
   async archiveEndedRuns(now: number, retainMs: number): Promise<number> {
     let moved = 0;
+    let cursorSaved = false;
     for (const run of Object.values(this.current.runs)) {
       if (run.status === "active" || run.endedAt === undefined || run.endedAt + retainMs > now) continue;
       const live = this.store.read((q) =>
         q.get("SELECT 1 AS x FROM events WHERE run_id = ? LIMIT 1", [run.id]),
       );
       if (!live) continue;
-      // Archived events leave the live table: keep the cursor past them, or a restart would hand out their seqs again.
-      const cursor = this.eventSeq;
-      await this.store.write((tx) =>
-        tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [EVENT_SEQ_KEY, String(cursor)]),
-      );
+      // Archived events leave the live table: keep the cursor past them, or a restart would hand out their seqs
+      // again. Once per call: the events archived below are all older than this cursor.
+      if (!cursorSaved) {
+        const cursor = this.eventSeq;
+        await this.store.write((tx) =>
+          tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [EVENT_SEQ_KEY, String(cursor)]),
+        );
+        cursorSaved = true;
+      }
       moved += await this.store.moveToArchive(
         { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
         { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
