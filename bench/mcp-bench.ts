@@ -7,7 +7,9 @@
 //   wake200Ms: 200 sessions parked in events_wait; one more session writes (worker_progress); time from the write's
 //     start until all 200 waiters have their answer, median of several rounds. Target ≤ 20 ms.
 // Printed with the figures: the load average, the fdatasync latency of the data directory's disk (the floor under
-// every write), and the CPU per call of the host and of the generator.
+// every write), and the CPU per call of the host and of the generator. Then the same load runs against the floor
+// (mcp-floor-server.ts: a do-nothing server in its own process), whose figures are the machine's share of the host's:
+// loopback, process wake-ups and scheduling. MCP_BENCH_FLOOR=0 skips it.
 // Environment: MCP_BENCH_WORKERS (default 10), MCP_BENCH_RATE (calls/s, default 200), MCP_BENCH_DIR (data dir parent,
 // default the OS temp dir), MCP_BENCH_WAKE_ROUNDS (default 7), MCP_BENCH_ONLY=latency|wake,
 // MCP_BENCH_PROFILE=<dir> (CPU profile of the host process: node --cpu-prof).
@@ -107,6 +109,34 @@ async function stopHost(host: Host): Promise<void> {
     await exited;
   }
   rmSync(host.dir, { recursive: true, force: true });
+}
+
+/** The do-nothing server of mcp-floor-server.ts, in its own process like the host. */
+async function startFloor(): Promise<Host> {
+  const dir = mkdtempSync(join(DATA_PARENT, "orch-mcp-floor-"));
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "mcp-floor-server.ts")],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    if (!stopping) console.error(`the floor server exited unexpectedly (${code ?? signal})`);
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once("exit", () => reject(new Error("the floor server exited before listening")));
+  });
+  return {
+    child,
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    token: "floor",
+    dir,
+    stopping: () => (stopping = true),
+  };
 }
 
 /** CPU time of the host process, all threads (user + system), in ms; Linux /proc, NaN elsewhere. */
@@ -314,61 +344,57 @@ async function wakePhase(host: Host, writer: LeanMcpSession, workerId: string) {
   return { all, firsts, writeReturned, hostCpu };
 }
 
-async function main(): Promise<void> {
-  const only = process.env.MCP_BENCH_ONLY;
-  const load = loadavg().map((v) => v.toFixed(2));
-  const floor = fsyncFloor();
-  console.log(
-    `machine: load average ${load.join(" ")}; fdatasync in ${DATA_PARENT}: p50 ${fmt(floor.p50)}, p99 ${fmt(floor.p99)}`,
-  );
-  const host = await startHost();
+/** What one server did under the load: lines already printed, figures for the JSON line. */
+async function measure(
+  host: Host,
+  only: string | undefined,
+  prefix: string,
+): Promise<Record<string, number>> {
   const pid = host.child.pid!;
-  const figures: Record<string, number | string> = {};
-  try {
-    const sessions = await openMany(host, SESSIONS);
-    const { run } = await sessions[0]!.call<{ run: { id: string } }>("run_create", { name: "bench" });
-    await sessions[0]!.call("worker_spawn", { runId: run.id, path: "/root", objective: "bench" });
-    const workerIds: string[] = [];
-    for (let i = 0; i < WORKERS; i++) {
-      const out = await sessions[i % SESSIONS]!.call<{ worker: { id: string } }>("worker_spawn", {
-        runId: run.id,
-        path: `/root/w${i}`,
-        objective: `w${i}`,
-      });
-      workerIds.push(out.worker.id);
-    }
+  const figures: Record<string, number> = {};
+  const sessions = await openMany(host, SESSIONS);
+  const { run } = await sessions[0]!.call<{ run: { id: string } }>("run_create", { name: "bench" });
+  await sessions[0]!.call("worker_spawn", { runId: run.id, path: "/root", objective: "bench" });
+  const workerIds: string[] = [];
+  for (let i = 0; i < WORKERS; i++) {
+    const out = await sessions[i % SESSIONS]!.call<{ worker: { id: string } }>("worker_spawn", {
+      runId: run.id,
+      path: `/root/w${i}`,
+      objective: `w${i}`,
+    });
+    workerIds.push(out.worker.id);
+  }
+  const key = (name: string) => (prefix ? prefix + name[0]!.toUpperCase() + name.slice(1) : name);
 
-    if (only !== "wake") {
-      console.log(
-        `tool latency: ${SESSIONS} sessions, ${WORKERS} workers, ${RATE} calls/s for ${DURATION_MS / 1000} s ` +
-          `(+${WARMUP_MS} ms warm-up); mix 40 % worker_get, 30 % events_list (own cursor, one worker), ` +
-          `30 % worker_progress (durable write)`,
-      );
-      const before = { host: processCpuMs(pid), loop: mainThreadCpuMs(pid), own: ownCpuMs() };
-      const lat = await latencyPhase(sessions, workerIds);
-      const perCall = (a: number, b: number) => ((b - a) * 1000) / lat.calls;
-      const hostUs = perCall(before.host, processCpuMs(pid));
-      const loopUs = perCall(before.loop, mainThreadCpuMs(pid));
-      const genUs = perCall(before.own, ownCpuMs());
-      const all = summary(lat.all);
-      const late = summary(lat.lateness);
-      console.log(line("all", all));
-      for (const [tool, values] of lat.byTool) console.log(line(tool, summary(values)));
-      console.log(
-        `  achieved ${lat.achievedRps.toFixed(1)} calls/s, send lateness p99 ${fmt(late.p99)}, errors ${lat.errors}`,
-      );
-      console.log(
-        `  CPU per call: host ${hostUs.toFixed(0)} µs (event loop ${loopUs.toFixed(0)} µs), generator ${genUs.toFixed(0)} µs`,
-      );
-      if (lat.errors > 0) console.log(`  first error: ${lat.firstError}`);
-      console.log(`  target p99 ≤ 5 ms: ${all.p99 <= 5 ? "met" : "MISSED"}`);
-      const get = summary(lat.byTool.get("worker_get")!);
-      const list = summary(lat.byTool.get("events_list")!);
-      const write = summary(lat.byTool.get("worker_progress")!);
+  if (only !== "wake") {
+    const before = { host: processCpuMs(pid), loop: mainThreadCpuMs(pid), own: ownCpuMs() };
+    const lat = await latencyPhase(sessions, workerIds);
+    const perCall = (a: number, b: number) => ((b - a) * 1000) / lat.calls;
+    const hostUs = perCall(before.host, processCpuMs(pid));
+    const loopUs = perCall(before.loop, mainThreadCpuMs(pid));
+    const genUs = perCall(before.own, ownCpuMs());
+    const all = summary(lat.all);
+    const late = summary(lat.lateness);
+    console.log(line("all", all));
+    for (const [tool, values] of lat.byTool) console.log(line(tool, summary(values)));
+    console.log(
+      `  achieved ${lat.achievedRps.toFixed(1)} calls/s, send lateness p99 ${fmt(late.p99)}, errors ${lat.errors}`,
+    );
+    console.log(
+      `  CPU per call: server ${hostUs.toFixed(0)} µs (event loop ${loopUs.toFixed(0)} µs), generator ${genUs.toFixed(0)} µs`,
+    );
+    if (lat.errors > 0) console.log(`  first error: ${lat.firstError}`);
+    const get = summary(lat.byTool.get("worker_get")!);
+    const list = summary(lat.byTool.get("events_list")!);
+    const write = summary(lat.byTool.get("worker_progress")!);
+    Object.assign(figures, {
+      [key("toolP50Ms")]: round2(all.p50),
+      [key("toolP99Ms")]: round2(all.p99),
+      [key("toolMaxMs")]: round2(all.max),
+      [key("toolErrors")]: lat.errors,
+    });
+    if (!prefix) {
       Object.assign(figures, {
-        toolP50Ms: round2(all.p50),
-        toolP99Ms: round2(all.p99),
-        toolMaxMs: round2(all.max),
         readP50Ms: round2(get.p50),
         readP99Ms: round2(get.p99),
         listP50Ms: round2(list.p50),
@@ -376,38 +402,79 @@ async function main(): Promise<void> {
         writeP50Ms: round2(write.p50),
         writeP99Ms: round2(write.p99),
         achievedRps: round2(lat.achievedRps),
-        toolErrors: lat.errors,
         hostCpuUsPerCall: Math.round(hostUs),
         hostLoopCpuUsPerCall: Math.round(loopUs),
         generatorCpuUsPerCall: Math.round(genUs),
       });
     }
+  }
 
-    if (only !== "latency") {
-      console.log(
-        `wake: ${WAITERS} sessions parked in events_wait, then one worker_progress; ${WAKE_ROUNDS} rounds`,
-      );
-      const wake = await wakePhase(host, sessions[0]!, workerIds[0]!);
-      const all = summary(wake.all);
-      const writeMs = summary(wake.writeReturned);
-      console.log(`  all ${WAITERS} answered after (ms): ${wake.all.map((v) => v.toFixed(1)).join(", ")}`);
-      console.log(`  first answer after (ms):    ${wake.firsts.map((v) => v.toFixed(1)).join(", ")}`);
-      console.log(`  the write itself (ms):      ${wake.writeReturned.map((v) => v.toFixed(1)).join(", ")}`);
-      console.log(`  host event-loop CPU (ms):   ${wake.hostCpu.map((v) => v.toFixed(1)).join(", ")}`);
-      console.log(
-        `  median ${fmt(all.p50)}, worst ${fmt(all.max)}; target ≤ 20 ms: ${all.p50 <= 20 ? "met" : "MISSED"}`,
-      );
+  if (only !== "latency") {
+    console.log(
+      `  wake: ${WAITERS} sessions parked in events_wait, then one worker_progress; ${WAKE_ROUNDS} rounds`,
+    );
+    const wake = await wakePhase(host, sessions[0]!, workerIds[0]!);
+    const all = summary(wake.all);
+    const writeMs = summary(wake.writeReturned);
+    console.log(`  all ${WAITERS} answered after (ms): ${wake.all.map((v) => v.toFixed(1)).join(", ")}`);
+    console.log(`  first answer after (ms):    ${wake.firsts.map((v) => v.toFixed(1)).join(", ")}`);
+    console.log(`  the write itself (ms):      ${wake.writeReturned.map((v) => v.toFixed(1)).join(", ")}`);
+    console.log(`  server event-loop CPU (ms): ${wake.hostCpu.map((v) => v.toFixed(1)).join(", ")}`);
+    console.log(`  median ${fmt(all.p50)}, worst ${fmt(all.max)}`);
+    Object.assign(figures, { [key("wake200Ms")]: round2(all.p50), [key("wake200WorstMs")]: round2(all.max) });
+    if (!prefix) {
       Object.assign(figures, {
-        wake200Ms: round2(all.p50),
-        wake200WorstMs: round2(all.max),
         wakeFirstMs: round2(summary(wake.firsts).p50),
         wakeWriteMs: round2(writeMs.p50),
         wakeHostCpuMs: round2(summary(wake.hostCpu).p50),
       });
     }
-    await Promise.all(sessions.map((s) => s.close()));
+  }
+  await Promise.all(sessions.map((s) => s.close()));
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const only = process.env.MCP_BENCH_ONLY;
+  const load = loadavg().map((v) => v.toFixed(2));
+  const floor = fsyncFloor();
+  console.log(
+    `machine: load average ${load.join(" ")}; fdatasync in ${DATA_PARENT}: p50 ${fmt(floor.p50)}, p99 ${fmt(floor.p99)}`,
+  );
+  console.log(
+    `load: ${SESSIONS} sessions, ${WORKERS} workers, ${RATE} calls/s for ${DURATION_MS / 1000} s ` +
+      `(+${WARMUP_MS} ms warm-up); mix 40 % worker_get, 30 % events_list (own cursor, one worker), ` +
+      `30 % worker_progress (durable write)`,
+  );
+  const figures: Record<string, number> = {};
+  console.log("the host (orchestrator serve):");
+  const host = await startHost();
+  try {
+    Object.assign(figures, await measure(host, only, ""));
   } finally {
     await stopHost(host);
+  }
+  if (process.env.MCP_BENCH_FLOOR !== "0") {
+    // The same load against a server that does nothing: how much of the figures above the machine itself takes.
+    console.log("the floor (a do-nothing server in its own process, same load: loopback and wake-ups only):");
+    const floorServer = await startFloor();
+    try {
+      Object.assign(figures, await measure(floorServer, only, "floor"));
+    } finally {
+      await stopHost(floorServer);
+    }
+  }
+  if (figures.toolP99Ms !== undefined) {
+    console.log(
+      `tool p99 ${fmt(figures.toolP99Ms)} (target ≤ 5 ms: ${figures.toolP99Ms <= 5 ? "met" : "MISSED"})` +
+        (figures.floorToolP99Ms !== undefined ? `; the floor's p99 ${fmt(figures.floorToolP99Ms)}` : ""),
+    );
+  }
+  if (figures.wake200Ms !== undefined) {
+    console.log(
+      `wake200 ${fmt(figures.wake200Ms)} (target ≤ 20 ms: ${figures.wake200Ms <= 20 ? "met" : "MISSED"})` +
+        (figures.floorWake200Ms !== undefined ? `; the floor's ${fmt(figures.floorWake200Ms)}` : ""),
+    );
   }
   console.log(
     JSON.stringify({
