@@ -162,6 +162,56 @@ describe("JSON-RPC over the session transport", () => {
     await until(() => h.server.stats().inflightCalls === before, "the wait to end");
   });
 
+  it("answers a malformed tools/call with the SDK's invalid-params error", async () => {
+    const headers = await openSession();
+    const send = async (params: unknown) => {
+      const res = await raw(port, {
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }),
+      });
+      expect(res.status).toBe(200);
+      return JSON.parse(res.body) as Answer;
+    };
+    for (const params of [{ arguments: {} }, { name: 7 }, { name: "run_list", arguments: [1] }]) {
+      expect(await send(params)).toMatchObject({ id: 9, error: { code: -32602 } });
+    }
+    // Well-formed, but the arguments are wrong: a tool result, not a protocol error.
+    expect(await send({ name: "run_list", arguments: { bogus: true } })).toMatchObject({
+      id: 9,
+      result: { isError: true },
+    });
+  });
+
+  it("ends a parked call when the client sends notifications/cancelled for it, and never answers it", async () => {
+    const headers = await openSession();
+    const before = h.server.stats().inflightCalls;
+    let answered = false;
+    const parked = raw(port, {
+      headers,
+      body: JSON.stringify(
+        toolCall("w-1", "events_wait", { cursor: h.backend.lastEventSeq(), timeoutMs: 20_000 }),
+      ),
+    }).then((res) => {
+      answered = true;
+      return res;
+    });
+    await until(() => h.server.stats().inflightCalls === before + 1, "the wait to be in progress");
+    const cancel = await raw(port, {
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: "w-1", reason: "user" },
+      }),
+    });
+    expect(cancel.status).toBe(202);
+    await until(() => h.server.stats().inflightCalls === before, "the cancelled wait to end", 2_000);
+    // The cancelled request stays unanswered until its session goes (as the SDK's transport does).
+    expect(answered).toBe(false);
+    await raw(port, { method: "DELETE", headers });
+    expect((await parked).status).toBe(404);
+  });
+
   it("serves the official SDK client end to end", async () => {
     const client = await h.client();
     const { run } = await call<{ run: { id: string } }>(client, "run_create", { name: "sdk" });

@@ -4,7 +4,7 @@ import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
 import type { TransitionResult } from "../core/transition.ts";
-import type { EventFilter, OperationsContext } from "../operations/context.ts";
+import type { Cancellation, EventFilter, OperationsContext } from "../operations/context.ts";
 import { type CommandSink, Scheduler } from "../scheduler/scheduler.ts";
 import { DomainRepository, type StoredEvent } from "../store/domain-repository.ts";
 import { DurableStore } from "../store/durable-store.ts";
@@ -119,7 +119,7 @@ export class Backend implements OperationsContext {
     return this.repo.eventsAfter(cursor, limit, filter);
   }
 
-  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly AbortSignal[]): Promise<void> {
+  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly Cancellation[]): Promise<void> {
     return this.waiters.wait(cursor, timeoutMs, signals);
   }
 

@@ -2,6 +2,8 @@
 // Wakes are batched: notify() only records the newest sequence and one pass on the next turn of the event loop
 // wakes every waiter it concerns. The write that caused the event answers first, several writes in one turn
 // cost one pass, and the woken callers then read the same page together (see EventReads in mcp/tools.ts).
+import type { Cancellation } from "../operations/context.ts";
+
 export class EventWaiters {
   private readonly waiting = new Set<{ cursor: number; wake: () => void }>();
   private notified = -1;
@@ -13,7 +15,7 @@ export class EventWaiters {
    * Resolves when lastSeq() > cursor, after timeoutMs, or when any of the signals aborts; never rejects. Several
    * signals are watched directly rather than through AbortSignal.any(), which costs far more per parked call.
    */
-  wait(cursor: number, timeoutMs: number, signals: readonly AbortSignal[] = []): Promise<void> {
+  wait(cursor: number, timeoutMs: number, signals: readonly Cancellation[] = []): Promise<void> {
     if (this.lastSeq() > cursor || timeoutMs <= 0 || signals.some((s) => s.aborted)) return Promise.resolve();
     return new Promise((resolve) => {
       const entry = { cursor, wake: () => finish() };

@@ -2,6 +2,7 @@
 // straight against node:http. It replaces the SDK's WebStandardStreamableHTTPServerTransport, whose web Request /
 // Response / ReadableStream per answer and zod passes per message were most of a tool call's CPU (docs/mcp.md,
 // "Performance"). Semantics follow that transport (SDK 1.32.2): see mcp-server.ts for the HTTP checks around it.
+// Well-formed tools/call requests go straight to the tool caller; everything else goes through the SDK's Protocol.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -12,7 +13,8 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { HttpScope } from "./tools.ts";
+import { CallScope } from "./call-scope.ts";
+import type { ToolCaller } from "./tools.ts";
 
 /** The SDK transport's limit on messages in one batch. */
 export const MAX_BATCH_SIZE = 100;
@@ -64,6 +66,34 @@ const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; me
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   ("result" in m || "error" in m) && "id" in m && m.id !== undefined;
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface ToolCallRequest {
+  readonly id: RequestId;
+  readonly params: { readonly name: string; readonly arguments?: Record<string, unknown> };
+}
+
+/**
+ * A tools/call request: the call if its params have the shape of the spec's CallToolRequest (a name, arguments an
+ * object if present), "invalid" if they do not, undefined for any other message.
+ */
+function asToolCall(m: JSONRPCMessage): ToolCallRequest | "invalid" | undefined {
+  if (!("method" in m) || m.method !== "tools/call" || !("id" in m)) return undefined;
+  const params = (m as { params?: unknown }).params;
+  if (!isPlainObject(params) || typeof params.name !== "string") return "invalid";
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return "invalid";
+  return m as unknown as ToolCallRequest;
+}
+
+/** The request id a `notifications/cancelled` names, if the message is one. */
+function cancelledId(m: JSONRPCMessage): RequestId | undefined {
+  if (!("method" in m) || m.method !== "notifications/cancelled" || "id" in m) return undefined;
+  const params = (m as { params?: unknown }).params;
+  const id = isPlainObject(params) ? params.requestId : undefined;
+  return isRequestId(id) ? id : undefined;
+}
+
 /** Whether a message is an initialize request (the zod check runs only on messages that claim to be one). */
 export function isInitialize(m: JSONRPCMessage): boolean {
   return "method" in m && m.method === "initialize" && isInitializeRequest(m);
@@ -92,10 +122,10 @@ export function protocolVersionError(req: IncomingMessage): string | undefined {
 
 /**
  * One POST that carried JSON-RPC requests: its answer is written once every request in it has its response, as one
- * object (or an array for a batch). If the connection drops first, waits of its calls end (the scope is dropped).
+ * object (or an array for a batch). If the connection drops first, waits of its calls end (the scope is aborted).
  */
 class Exchange {
-  readonly scope = new HttpScope();
+  readonly scope = new CallScope();
   private readonly responses = new Map<RequestId, string>();
   answered = false;
 
@@ -124,11 +154,15 @@ class Exchange {
 /** The transport of one session. mcp-server.ts routes a session's HTTP requests here after its own checks. */
 export class JsonHttpTransport implements Transport {
   sessionId: string | undefined;
+  /** Where well-formed tools/call requests go, bypassing Protocol's dispatch (set before the first POST). */
+  toolCall: ToolCaller | undefined;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   private readonly exchanges = new Map<RequestId, Exchange>();
+  /** Tool calls dispatched here and still running, by request id, so notifications/cancelled can end them. */
+  private readonly running = new Map<RequestId, CallScope>();
   private stream: ServerResponse | undefined;
   private closed = false;
 
@@ -144,7 +178,7 @@ export class JsonHttpTransport implements Transport {
   }
 
   /** The HTTP request that carried a JSON-RPC request still being handled. */
-  scopeOf(id: RequestId): HttpScope | undefined {
+  scopeOf(id: RequestId): CallScope | undefined {
     return this.exchanges.get(id)?.scope;
   }
 
@@ -157,7 +191,7 @@ export class JsonHttpTransport implements Transport {
     const ids: RequestId[] = [];
     for (const m of messages) if (isRequest(m)) ids.push(m.id);
     if (ids.length === 0) {
-      for (const m of messages) this.onmessage?.(m, extra);
+      for (const m of messages) this.dispatch(m, extra, undefined);
       res.writeHead(202);
       res.end();
       return;
@@ -166,11 +200,51 @@ export class JsonHttpTransport implements Transport {
     for (const id of ids) this.exchanges.set(id, exchange);
     res.once("close", () => {
       if (exchange.answered) return;
-      exchange.scope.drop();
+      exchange.scope.abort();
       // A call cancelled or cut off is never answered: forget its ids so they cannot leak.
       for (const id of ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
     });
-    for (const m of messages) this.onmessage?.(m, extra);
+    for (const m of messages) this.dispatch(m, extra, exchange);
+  }
+
+  /**
+   * A well-formed tools/call goes straight to the tool caller, which answers through send() as Protocol would (same
+   * response object, so the same bytes); Protocol's dispatch parsed each message with three zod schemas and made an
+   * AbortController per request. A malformed one is answered -32602 (invalid params) here. Everything else goes to
+   * Protocol.
+   */
+  private dispatch(m: JSONRPCMessage, extra: MessageExtraInfo, exchange: Exchange | undefined): void {
+    const call = exchange && this.toolCall ? asToolCall(m) : undefined;
+    if (call === undefined) {
+      const cancelled = cancelledId(m);
+      if (cancelled !== undefined) this.running.get(cancelled)?.abort();
+      this.onmessage?.(m, extra);
+      return;
+    }
+    if (call === "invalid") {
+      const { id } = m as { id: RequestId };
+      const message =
+        "Invalid params: tools/call needs a string 'name' and, if present, an object 'arguments'";
+      void this.send({ jsonrpc: "2.0", id, error: { code: -32602, message } });
+      return;
+    }
+    const { id, params } = call;
+    const scope = new CallScope();
+    this.running.set(id, scope);
+    const settle = (response: JSONRPCMessage) => {
+      if (this.running.get(id) === scope) this.running.delete(id);
+      // A cancelled call is never answered (as Protocol does); its exchange goes when the client closes the request.
+      if (!scope.aborted) void this.send(response);
+    };
+    this.toolCall!(params.name, params.arguments, [exchange!.scope, scope]).then(
+      (result) => settle({ result, jsonrpc: "2.0", id }),
+      (error: unknown) => {
+        // The caller turns every failure into an isError result; a throw here is a fault, answered as Protocol would.
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        const message = error instanceof Error ? error.message : "Internal error";
+        settle({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+      },
+    );
   }
 
   /** GET: the session's one standalone event stream (server-initiated messages; ours sends none today). */
@@ -219,11 +293,13 @@ export class JsonHttpTransport implements Transport {
     this.closed = true;
     this.stream?.end();
     this.stream = undefined;
+    for (const scope of this.running.values()) scope.abort();
+    this.running.clear();
     const open = new Set(this.exchanges.values());
     this.exchanges.clear();
     for (const exchange of open) {
       // The session ended under a request still being handled: its client learns so instead of hanging.
-      exchange.scope.drop();
+      exchange.scope.abort();
       writeRpcError(exchange.res, 404, -32001, "Session not found");
     }
     this.onclose?.();

@@ -31,7 +31,7 @@ import {
   toJsonRpcMessage,
   writeRpcError,
 } from "./json-http-transport.ts";
-import { createSessionServer, type McpLogger, type ToolCalls, toolTable } from "./tools.ts";
+import { createSessionServer, type McpLogger, type ToolCalls, toolCaller, toolTable } from "./tools.ts";
 
 export type { McpLogger } from "./tools.ts";
 
@@ -96,6 +96,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
   const sessions = new Map<string, Session>();
   const calls: ToolCalls = { inflight: 0 };
   const table = toolTable(operations);
+  const callTool = toolCaller(backend, table, log, calls);
   let port = 0;
   let canonicalUrl = "";
   let closing = false;
@@ -138,6 +139,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     const server = createSessionServer(backend, table, log, calls, (id) => transport.scopeOf(id));
     const session: Session = { server, transport, id: randomUUID(), lastUsed: Date.now(), open: 0 };
     transport.sessionId = session.id;
+    transport.toolCall = callTool;
     server.server.onclose = () => {
       if (sessions.get(session.id) === session) sessions.delete(session.id);
     };

@@ -7,7 +7,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { z } from "zod";
 import type { Input } from "../core/inputs.ts";
 import type { StoredEvent } from "../store/domain-repository.ts";
-import type { EventFilter, OperationResult, OperationsContext } from "../operations/context.ts";
+import type { Cancellation, EventFilter, OperationResult, OperationsContext } from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
 
 export interface McpLogger {
@@ -79,38 +79,34 @@ export class EventReads {
   }
 }
 
-/**
- * One HTTP request carrying JSON-RPC requests. If its connection drops before the answer is written, waits of those
- * calls end. Abort signals are made only for calls that actually wait, so ordinary calls pay nothing for it.
- */
-export class HttpScope {
-  private gone = false;
-  /** One controller for all the waits of this request, made on the first. */
-  private controller: AbortController | undefined;
+/** Runs one tool call; `scopes` end its waits early (cancelled, connection dropped, session closed). */
+export type ToolCaller = (
+  name: string,
+  args: unknown,
+  scopes: readonly Cancellation[],
+) => Promise<CallToolResult>;
 
-  get dropped(): boolean {
-    return this.gone;
-  }
-
-  drop(): void {
-    this.gone = true;
-    this.controller?.abort();
-  }
-
-  signal(): AbortSignal {
-    if (this.gone) return AbortSignal.abort();
-    this.controller ??= new AbortController();
-    return this.controller.signal;
-  }
+/** The tool calls of one server, as the transport dispatches well-formed `tools/call` requests straight to them. */
+export function toolCaller(
+  backend: OperationsContext,
+  table: ToolTable,
+  log: McpLogger,
+  calls: ToolCalls,
+): ToolCaller {
+  return (name, args, scopes) => callTool(backend, table, log, calls, name, args, scopes);
 }
 
-/** Builds the McpServer of one session. `scopeOf` gives the HTTP request that carried a JSON-RPC request id. */
+/**
+ * Builds the McpServer of one session: initialize, tools/list, ping and the rest of the protocol. Well-formed tools/call
+ * requests never reach it (the transport hands them to `toolCaller`); a malformed one gets the SDK's error from here.
+ * `scopeOf` gives the cancellation of the HTTP request that carried a JSON-RPC request id.
+ */
 export function createSessionServer(
   backend: OperationsContext,
   table: ToolTable,
   log: McpLogger,
   calls: ToolCalls,
-  scopeOf: (requestId: string | number) => HttpScope | undefined,
+  scopeOf: (requestId: string | number) => Cancellation | undefined,
 ): McpServer {
   const { operations } = table;
   const server = new McpServer(SERVER_INFO, {
@@ -129,25 +125,26 @@ export function createSessionServer(
         inputSchema: table.schemas.get(op.name)!,
         annotations: { ...op.annotations },
       },
-      (args: unknown, extra) => callTool(backend, table, log, calls, op.name, args, extra.signal, undefined),
+      (args: unknown, extra) => callTool(backend, table, log, calls, op.name, args, [extra.signal]),
     );
   }
+  // The transport dispatches tools/call itself (toolCaller); this handler serves the same calls for any other transport.
   // tools/call goes straight to invoke(): one strict parse (an unknown or misspelt argument is refused, where the SDK
   // would silently strip it) and every failure as `CODE: message`, including INVALID_INPUT and an unknown tool name.
   // Registered through Protocol's own setRequestHandler rather than Server's override, which parses every call with
   // the full CallToolRequestSchema twice more and the result with CallToolResultSchema (a result toToolResult built).
-  setProtocolRequestHandler(server, TOOLS_CALL, (request, extra) =>
-    callTool(
+  setProtocolRequestHandler(server, TOOLS_CALL, (request, extra) => {
+    const http = scopeOf(extra.requestId);
+    return callTool(
       backend,
       table,
       log,
       calls,
       request.params.name,
       request.params.arguments,
-      extra.signal,
-      scopeOf(extra.requestId),
-    ),
-  );
+      http ? [extra.signal, http] : [extra.signal],
+    );
+  });
   return server;
 }
 
@@ -181,13 +178,12 @@ async function callTool(
   calls: ToolCalls,
   name: string,
   args: unknown,
-  signal: AbortSignal,
-  http: HttpScope | undefined,
+  scopes: readonly Cancellation[],
 ): Promise<CallToolResult> {
   calls.inflight += 1;
   try {
     return toToolResult(
-      await invoke(table.operations, name, args, new CallContext(backend, table.events, signal, http)),
+      await invoke(table.operations, name, args, new CallContext(backend, table.events, scopes)),
     );
   } catch (error) {
     if (error instanceof CallCancelled)
@@ -236,16 +232,15 @@ export function toToolResult(result: OperationResult): CallToolResult {
 
 /**
  * The backend seen by one call: identical, except that waiting for events also ends when the caller goes away
- * (MCP cancellation, session closed, HTTP connection dropped). The wait then rejects, which ends an events_wait loop
- * at once instead of letting it spin until its deadline. The HTTP scope makes a signal only if the call actually waits.
- * Event reads go through the shared per-turn cache. A class, so a call costs one small object and no closures.
+ * (MCP cancellation, session closed, HTTP connection dropped: any of `scopes` aborted). The wait then rejects, which
+ * ends an events_wait loop at once instead of letting it spin until its deadline. Event reads go through the shared
+ * per-turn cache. A class, so a call costs one small object and no closures.
  */
 class CallContext implements OperationsContext {
   constructor(
     private readonly ctx: OperationsContext,
     private readonly events: EventReads,
-    private readonly signal: AbortSignal,
-    private readonly http: HttpScope | undefined,
+    private readonly scopes: readonly Cancellation[],
   ) {}
 
   get state() {
@@ -266,10 +261,9 @@ class CallContext implements OperationsContext {
   eventsAfter(cursor: number, limit: number, filter: EventFilter) {
     return this.events.read(this.ctx, cursor, limit, filter);
   }
-  async waitForEvent(cursor: number, timeoutMs: number, own: readonly AbortSignal[] = []) {
+  async waitForEvent(cursor: number, timeoutMs: number, own: readonly Cancellation[] = []) {
     if (this.gone()) throw new CallCancelled("call cancelled");
-    const { signal, http } = this;
-    await this.ctx.waitForEvent(cursor, timeoutMs, [signal, ...(http ? [http.signal()] : []), ...own]);
+    await this.ctx.waitForEvent(cursor, timeoutMs, own.length > 0 ? [...this.scopes, ...own] : this.scopes);
     if (this.gone()) throw new CallCancelled("call cancelled");
   }
   attempts(workerId: string) {
@@ -280,6 +274,6 @@ class CallContext implements OperationsContext {
   }
 
   private gone(): boolean {
-    return this.signal.aborted || this.http?.dropped === true;
+    return this.scopes.some((s) => s.aborted);
   }
 }

@@ -9,6 +9,16 @@ export interface EventFilter {
   readonly workerId?: string;
 }
 
+/**
+ * What a wait watches to end early: an AbortSignal, or anything with the same `aborted` flag and `abort` listeners
+ * (the MCP layer's cheaper CallScope).
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 export interface OperationsContext {
   readonly state: DomainState;
   /** Applies an input durably and carries out its effects; resolves once it is on disk. */
@@ -18,7 +28,7 @@ export interface OperationsContext {
   lastEventSeq(): number;
   eventsAfter(cursor: number, limit: number, filter: EventFilter): StoredEvent[];
   /** Resolves when an event newer than `cursor` exists, the timeout passes or any of the signals aborts. */
-  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly AbortSignal[]): Promise<void>;
+  waitForEvent(cursor: number, timeoutMs: number, signals?: readonly Cancellation[]): Promise<void>;
   attempts(workerId: string): Attempt[];
   inbox(workerId: string, afterSeq: number): Message[];
 }
