@@ -37,6 +37,27 @@ describe("EventWaiters", () => {
     expect(waiters.size).toBe(0);
   });
 
+  it("wakes many waiters in chunks, so the first callers finish before the last are woken", async () => {
+    let seq = 1;
+    const waiters = new EventWaiters(() => seq);
+    const log: string[] = [];
+    const all = Array.from({ length: 35 }, (_, i) =>
+      waiters
+        .wait(1, 60_000)
+        .then(() => log.push(`woken ${i}`))
+        // A caller takes a few more promise steps before its answer is written.
+        .then(() => undefined)
+        .then(() => log.push(`answered ${i}`)),
+    );
+    seq = 2;
+    waiters.notify(2);
+    await Promise.all(all);
+    expect(log.filter((l) => l.startsWith("answered"))).toHaveLength(35);
+    expect(waiters.size).toBe(0);
+    // Woken all at once, every caller would be woken before any answered.
+    expect(log.indexOf("answered 0")).toBeLessThan(log.indexOf("woken 34"));
+  });
+
   it("answers at once when the cursor is already passed, and ends on any of its signals", async () => {
     const waiters = new EventWaiters(() => 5);
     await waiters.wait(4, 60_000);

@@ -4,6 +4,15 @@
 // cost one pass, and the woken callers then read the same page together (see EventReads in mcp/tools.ts).
 import type { Cancellation } from "../operations/context.ts";
 
+/** Waiters woken per turn of the wake pass (see wakePass). */
+const WAKE_CHUNK = 10;
+
+function wakeChunk(due: readonly (() => void)[], from: number): void {
+  const end = Math.min(due.length, from + WAKE_CHUNK);
+  for (let i = from; i < end; i++) due[i]!();
+  if (end < due.length) setImmediate(() => wakeChunk(due, end));
+}
+
 export class EventWaiters {
   private readonly waiting = new Set<{ cursor: number; wake: () => void }>();
   private notified = -1;
@@ -43,10 +52,18 @@ export class EventWaiters {
     return this.waiting.size;
   }
 
+  /**
+   * Wakes the waiters the newest event concerns, WAKE_CHUNK at a time, one chunk per immediate. A woken caller still
+   * has several promise steps to go before its answer is written, and promise callbacks run in order: woken all at
+   * once, every caller would take each step before any took the next, so the first answer would leave only when
+   * nearly all the work was done. In chunks, answers start leaving at once and the callers (on other cores) read
+   * them while the rest are produced. Microtasks drain between immediates; waking an entry twice is harmless.
+   */
   private wakePass(): void {
     this.passScheduled = false;
     const seq = this.notified;
-    // wake() deletes its own entry (safe while iterating a Set) and settles a promise whose callbacks run after the pass.
-    for (const entry of this.waiting) if (seq > entry.cursor) entry.wake();
+    const due: (() => void)[] = [];
+    for (const entry of this.waiting) if (seq > entry.cursor) due.push(entry.wake);
+    wakeChunk(due, 0);
   }
 }
