@@ -127,6 +127,10 @@ export class Backend implements OperationsContext {
     return this.repo.attempts(workerId);
   }
 
+  durable(): Promise<void> {
+    return this.store.sync();
+  }
+
   inbox(workerId: string, afterSeq: number): Message[] {
     return this.repo.inbox(workerId, afterSeq);
   }

@@ -52,28 +52,31 @@ export function toolTable(operations: ReadonlyMap<string, OperationDef>): ToolTa
   };
 }
 
+/** Pages kept for one event sequence; past it the cache starts over (it only has to cover one wake). */
+const MAX_CACHED_PAGES = 32;
+
 /**
- * One event write wakes every parked events_wait at once, and they mostly ask the same question (same cursor, limit
- * and filter). The first answer is shared with the others woken in the same turn of the event loop, keyed on the
- * newest event sequence too, so a cached page can never hide a newer event. Cleared on the next turn.
+ * One event write wakes every parked events_wait, and they mostly ask the same question (same cursor, limit and
+ * filter): the first read's page is shared with the others, which then also share one answer and its JSON. Pages are
+ * kept only while the newest event sequence stays what it was when they were read, so a cached page can never hide a
+ * newer event; the wake takes several turns of the event loop (chunks), so a per-turn cache would read again per chunk.
+ * Archiving removes only events of runs that ended an hour before, so a page read before it is still true after.
  */
 export class EventReads {
   private readonly pages = new Map<string, StoredEvent[]>();
-  private clearScheduled = false;
+  private seq = -1;
 
   read(ctx: OperationsContext, cursor: number, limit: number, filter: EventFilter): StoredEvent[] {
-    const key = `${ctx.lastEventSeq()}|${cursor}|${limit}|${filter.runId ?? ""}|${filter.workerId ?? ""}`;
+    const seq = ctx.lastEventSeq();
+    if (seq !== this.seq || this.pages.size >= MAX_CACHED_PAGES) {
+      this.pages.clear();
+      this.seq = seq;
+    }
+    const key = `${cursor}|${limit}|${filter.runId ?? ""}|${filter.workerId ?? ""}`;
     let page = this.pages.get(key);
     if (page === undefined) {
       page = ctx.eventsAfter(cursor, limit, filter);
       this.pages.set(key, page);
-      if (!this.clearScheduled) {
-        this.clearScheduled = true;
-        setImmediate(() => {
-          this.pages.clear();
-          this.clearScheduled = false;
-        });
-      }
     }
     return page;
   }
@@ -271,6 +274,9 @@ class CallContext implements OperationsContext {
   }
   inbox(workerId: string, afterSeq: number) {
     return this.ctx.inbox(workerId, afterSeq);
+  }
+  durable() {
+    return this.ctx.durable();
   }
 
   private gone(): boolean {

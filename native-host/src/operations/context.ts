@@ -31,6 +31,11 @@ export interface OperationsContext {
   waitForEvent(cursor: number, timeoutMs: number, signals?: readonly Cancellation[]): Promise<void>;
   attempts(workerId: string): Attempt[];
   inbox(workerId: string, afterSeq: number): Message[];
+  /**
+   * Resolves once everything committed so far is on disk. Reads see committed state at once, including a write whose
+   * fdatasync is still running, so a reply waits for this: it must never show state or an event a crash could undo.
+   */
+  durable(): Promise<void>;
 }
 
 export type OperationResult =

@@ -47,7 +47,10 @@ export async function invoke(
   if (!op) return fail("NOT_FOUND", `unknown operation '${name}'`);
   const parsed = schemaOf(op).safeParse(params ?? {});
   if (!parsed.success) return fail("INVALID_INPUT", `${name}: ${z.prettifyError(parsed.error)}`);
-  return op.run(ctx, parsed.data);
+  const result = await op.run(ctx, parsed.data);
+  // What the operation read may include another call's write still being synced: answer once that is durable too.
+  await ctx.durable();
+  return result;
 }
 
 /** Applies a domain input and turns a refusal into a result; `view` builds the success value. */
