@@ -11,6 +11,7 @@ import { chromium, type BrowserContext, type Page, type Worker as PwWorker } fro
 import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
 import { FakeChatGPT, type FakeOptions } from "../fake-chatgpt/server.ts";
 import { connectMcp, tool } from "../host/host-harness.ts";
+import { waitFor as waitForCondition } from "../wait-for.ts";
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -22,18 +23,12 @@ const CLI = path.join(ROOT, "bin/orchestrator.js");
 export { tool };
 
 /** Waits for a condition with a deadline (polling every 100 ms: probes here are MCP calls, not free). */
-export async function waitFor<T>(
+export function waitFor<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return waitForCondition(probe, what, timeoutMs, 100);
 }
 
 /** Builds the extension exactly as `npm run build:<target>` does, into a temp dir (never the repo's dist/). */

@@ -6,6 +6,7 @@ import { Executor, type ExecutorOptions } from "../../extension/background/execu
 import { realTimers } from "../../extension/background/native-connection.ts";
 import type { CommandMessage } from "../../shared/native-messages.ts";
 import { FakeBrowser, MemoryLogger, type HostMessageRecord } from "./fake-browser.ts";
+import { waitFor as waitForCondition } from "../wait-for.ts";
 
 export const FAST: Partial<ExecutorOptions> = {
   contentReadyTimeoutMs: 2_000,
@@ -128,11 +129,7 @@ export async function waitFor(
   what: string,
   timeoutMs = 5_000,
 ): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 3));
-  }
+  await waitForCondition(cond, what, timeoutMs, 3);
 }
 
 export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {

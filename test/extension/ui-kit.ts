@@ -8,6 +8,7 @@ import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
 import { DEFAULT_LOCAL_PREFS, type UiStatus, type ViewMessage } from "../../extension/ui/ui-protocol.ts";
 import type { RunView, StateLabel, WorkerView } from "../../extension/ui/view-models.ts";
 import { FakeEvent } from "./fake-browser.ts";
+import { waitFor } from "../wait-for.ts";
 
 export const NOW = 1_780_000_000_000;
 
@@ -179,11 +180,7 @@ export function mount(node: ComponentChild): HTMLElement {
 }
 
 export async function until(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 0));
-  }
+  await waitFor(condition, what, timeoutMs, 0);
 }
 
 /** Lets pending microtasks, effects and timers of zero delay run. */

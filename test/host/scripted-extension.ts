@@ -9,6 +9,7 @@ import {
   PROTOCOL_VERSION,
 } from "../../shared/native-messages.ts";
 import { encodeFrame, FrameDecoder } from "../../native-host/src/bridge/native-framing.ts";
+import { waitFor as waitForCondition } from "../wait-for.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -18,19 +19,13 @@ export interface SpawnOptions {
   readonly executorId?: string;
 }
 
-/** Waits for a condition with a deadline instead of sleeping. */
-export async function waitFor<T>(
+/** Waits for a condition with a deadline instead of sleeping (polling every 10 ms). */
+export function waitFor<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return waitForCondition(probe, what, timeoutMs, 10);
 }
 
 export class ScriptedExtension {

@@ -13,6 +13,7 @@ import {
 } from "../../native-host/src/mcp/mcp-server.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
+import { waitFor } from "../wait-for.ts";
 
 export interface Harness {
   readonly dir: string;
@@ -175,11 +176,7 @@ export const MCP_HEADERS = {
   accept: "application/json, text/event-stream",
 } as const;
 
-/** Resolves once `condition` holds, polling on the event loop; rejects after `timeoutMs`. */
+/** Resolves once `condition` holds (an in-process condition: polled on every timers phase); rejects after `timeoutMs`. */
 export async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  await waitFor(() => condition() || undefined, what, timeoutMs, 0);
 }

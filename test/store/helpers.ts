@@ -12,6 +12,7 @@ import { scanFrames } from "../../native-host/src/store/frame-codec.ts";
 import { TX_PAYLOAD_PREFIX } from "../../native-host/src/store/record-codec.ts";
 import type { StoreLogger } from "../../native-host/src/store/store-types.ts";
 import type { ChildConfig } from "./store-child.ts";
+import { waitFor as waitForCondition } from "../wait-for.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -56,11 +57,7 @@ export function recordingLogger(): RecordingLogger {
 
 /** Polls `condition` until it holds; fails with `what` once the deadline passes. */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+  await waitForCondition(condition, what, timeoutMs, 2);
 }
 
 export interface ChildBundle {
