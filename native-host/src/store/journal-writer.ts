@@ -227,7 +227,9 @@ export class JournalWriter {
     const zeros = Buffer.alloc(this.preallocationFailed ? 0 : this.o.preallocateBytes);
     let temp: string;
     try {
-      temp = await writeTempFile(this.o.path, [header, ...carried, zeros]);
+      // One write for the records, not one per record: each write is a thread-pool round trip, and with a few thousand
+      // records carried (a long snapshot under load) this window lasted a second, every batch synced on the thread pool.
+      temp = await writeTempFile(this.o.path, [Buffer.concat([header, ...carried]), zeros]);
     } catch (error) {
       this.retained = null;
       throw error;
