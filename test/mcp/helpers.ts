@@ -5,7 +5,7 @@ import { request as httpRequest, type OutgoingHttpHeaders } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Backend, type BackendOptions } from "../../native-host/src/backend/backend.ts";
 import {
   startMcpServer,
   type McpServerHandle,
@@ -26,10 +26,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(extra: Partial<McpServerOptions> = {}): Promise<Harness> {
+export async function startHarness(
+  extra: Partial<McpServerOptions> = {},
+  store?: BackendOptions["store"],
+): Promise<Harness> {
   const dir = makeTempDir("mcp");
   const { log, warnings } = recordingLogger();
-  const backend = await Backend.open({ dir, log });
+  const backend = await Backend.open({ dir, log, ...(store ? { store } : {}) });
   const token = randomBytes(32).toString("hex");
   const server = await startMcpServer({ backend, operations: OPERATIONS, port: 0, token, log, ...extra });
   const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
@@ -55,8 +58,11 @@ export async function startHarness(extra: Partial<McpServerOptions> = {}): Promi
         await client.close();
       }
       await server.close();
-      await backend.close();
-      removeDir(dir);
+      try {
+        await backend.close();
+      } finally {
+        removeDir(dir);
+      }
     },
   };
 }

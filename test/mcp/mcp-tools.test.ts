@@ -274,3 +274,31 @@ describe("bad input", () => {
     });
   });
 });
+
+describe("a failing store", () => {
+  it("answers writes and reads with the store's error code, not a hang or INTERNAL", async () => {
+    let fail = false;
+    const broken = await startHarness(
+      {},
+      {
+        // The disk fails between a batch's write and its fdatasync: the store fails closed.
+        faultHook: (point) => {
+          if (fail && point === "journal-written") throw new Error("EIO: the disk went away");
+        },
+      },
+    );
+    try {
+      const client = await broken.client();
+      const { run } = await call<{ run: { id: string } }>(client, "run_create", { name: "before" });
+      fail = true;
+      const write = await callRaw(client, "run_create", { name: "lost" });
+      expect(write.isError).toBe(true);
+      expect(textOf(write)).toMatch(/^STORE_/);
+      const read = await callRaw(client, "run_get", { runId: run.id });
+      expect(read.isError).toBe(true);
+      expect(textOf(read)).toMatch(/^STORE_/);
+    } finally {
+      await broken.close().catch(() => undefined); // a failed store refuses a clean close
+    }
+  });
+});

@@ -331,7 +331,7 @@ export class ExecutorHub implements CommandSink {
   ): Promise<void> {
     const result = (HOST_SETTINGS_OPS as readonly string[]).includes(m.op)
       ? this.settingsRequest(m.op, m.params)
-      : await invoke(this.opts.operations, m.op, m.params, this.opts.backend);
+      : await this.invokeForUi(m.op, m.params);
     // An adopted conversation lives in the tab of the executor that asked: its turns go there (issue 8).
     const adopted =
       m.op === "conversation_adopt" && result.ok ? (result.value.worker as { id?: string }) : undefined;
@@ -351,6 +351,25 @@ export class ExecutorHub implements CommandSink {
           message: `${m.op}: ${String(e)}; ask for fewer items (limit/cursor)`,
         },
       });
+    }
+  }
+
+  /**
+   * An operation for the popup or dashboard. A fault (the store failing under it) is answered as an error with its
+   * code, as MCP answers it, so the view shows why instead of waiting for its request to time out.
+   */
+  private async invokeForUi(op: string, params: unknown): Promise<OperationResult> {
+    try {
+      return await invoke(this.opts.operations, op, params, this.opts.backend);
+    } catch (error) {
+      this.opts.log.warn(
+        `ui.request ${op} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      const code = (error as { code?: unknown }).code;
+      return fail(
+        typeof code === "string" ? code : "INTERNAL",
+        error instanceof Error ? error.message : String(error),
+      );
     }
   }
 

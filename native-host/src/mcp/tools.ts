@@ -194,9 +194,14 @@ async function callTool(
     log.warn(
       `mcp: tool ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
+    // A store fault keeps its own code (STORE_FAILED, STORE_IO, …): the client can tell a failing disk from a bug.
+    const code = (error as { code?: unknown } | null)?.code;
     return toToolResult({
       ok: false,
-      error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) },
+      error: {
+        code: typeof code === "string" ? code : "INTERNAL",
+        message: error instanceof Error ? error.message : String(error),
+      },
     });
   } finally {
     calls.inflight -= 1;
