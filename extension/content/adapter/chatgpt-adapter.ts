@@ -3,7 +3,15 @@
 import { parseContinuationBlock } from "../../../shared/continuation-block.ts";
 import { collapse, queryAll } from "./dom.ts";
 import { renderedText } from "./page-text.ts";
-import { answerRoot, ScanMemory, scanPage, userNodes, userTurnContains, type PageScan } from "./page-scan.ts";
+import {
+  answerRoot,
+  ScanMemory,
+  scanPage,
+  userNodes,
+  userTurnContains,
+  type OutsideParts,
+  type PageScan,
+} from "./page-scan.ts";
 import { selectorTable } from "./selectors.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
@@ -107,8 +115,11 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   // A scan is reused while nothing in the document or the URL changed (a hidden tab polls cheaply); any
   // mutation, even one whose record is still queued, forces a fresh one, and so does age. The records also keep
   // the turn list current (turn-tracker.ts); the tracker starts over whenever the observer was not attached.
+  // When they all fell inside the newest answer (streaming), the fresh scan reuses what the last full scan found
+  // outside it (page-scan.ts `OutsideParts`), for at most `pollMs` and on the same URL.
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
+  let outside: { parts: OutsideParts; at: number; href: string } | undefined;
   const scanNow = (): PageScan => {
     if (!dirtyObserver) {
       tracker.reset();
@@ -131,7 +142,11 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     const now = opts.now();
     const href = win.location.href;
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
-    const scan = scanPage(win, table, memory, tracker);
+    const reuse =
+      outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
+    const { scan, outside: parts, reused } = scanPage(win, table, memory, tracker, reuse);
+    if (!parts) outside = undefined;
+    else if (!reused) outside = { parts, at: now, href };
     lastScan = { scan, at: now, href };
     return scan;
   };
@@ -221,6 +236,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       dirtyObserver = undefined;
       tracker.reset();
       lastScan = undefined;
+      outside = undefined;
     },
 
     current() {

@@ -144,6 +144,70 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(states()).toEqual(["ready", "generating", "idle"]);
   });
 
+  // While only the answer streams, a scan reuses what the last full scan found outside it (page-scan.ts); a change
+  // outside must still be seen by the next tick, not only when that reuse runs out (after the 1 s poll interval).
+  describe("changes outside the streaming answer are seen by the next tick", () => {
+    /** The answer grows every 50 ms (records inside the newest turn only) until `forMs`. */
+    const streamInto = (page: FakeChatGpt, turn: Element, forMs: number) => {
+      let t = 0;
+      const timer = setInterval(() => {
+        t += 50;
+        const p = page.doc.createElement("p");
+        p.textContent = `word ${t}`;
+        page.markdownOf(turn).append(p);
+        if (t >= forMs) clearInterval(timer);
+      }, 50);
+    };
+    const reportedAfter = (times: number[], from: number) => times.filter((t) => t >= from)[0]! - from;
+
+    it("a Stop that appears in the form", async () => {
+      const { page, states, times } = await setup({ layout });
+      page.appendUserTurn("continue");
+      const turn = page.appendAssistantTurn("Part one"); // no busy marker: the page stays ready
+      streamInto(page, turn, 3_000);
+      await vi.advanceTimersByTimeAsync(400);
+      expect(states().at(-1)).toBe("ready"); // (its block changed with the new turn: a second ready may come)
+      const before = states().length;
+      const at = Date.now();
+      page.setPrimary("stop");
+      await vi.advanceTimersByTimeAsync(400);
+      expect(states().slice(before)).toEqual(["generating"]);
+      expect(reportedAfter(times, at)).toBeLessThanOrEqual(300);
+    });
+
+    it("an error card after the newest turn, and a rate-limit dialog outside the thread", async () => {
+      const { page, states, times } = await setup({ layout });
+      page.appendUserTurn("continue");
+      const turn = page.appendAssistantTurn("Part one", { streaming: true });
+      page.setPrimary("stop");
+      streamInto(page, turn, 6_000);
+      await vi.advanceTimersByTimeAsync(400);
+      expect(states()).toEqual(["ready", "generating"]);
+      const card = page.doc.createElement("div");
+      card.className = "text-token-text-error";
+      card.textContent = "Something went wrong.";
+      let at = Date.now();
+      page.turnsRoot.appendChild(card); // after the newest turn, not inside it
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(states()).toEqual(["ready", "generating", "error:RESPONSE_FAILED"]);
+      expect(reportedAfter(times, at)).toBeLessThanOrEqual(800); // seen at once, then the 500 ms confirmation
+      card.remove();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(states()).toEqual(["ready", "generating", "error:RESPONSE_FAILED", "generating"]);
+      at = Date.now();
+      page.addToPortal("rate-limit-dialog");
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(states()).toEqual([
+        "ready",
+        "generating",
+        "error:RESPONSE_FAILED",
+        "generating",
+        "error:RATE_LIMITED",
+      ]);
+      expect(reportedAfter(times, at)).toBeLessThanOrEqual(800);
+    });
+  });
+
   it("a URL change while idle is one report with the new URL; the draft route of a first send is none", async () => {
     const { page, reports } = await setup({ layout });
     page.navigate("/c/local-chatgpt%3A11111111-2222-3333-4444-555555555555");

@@ -117,11 +117,40 @@ export interface PageWide {
 
 const DIALOGS = ['[role="dialog"]', '[role="alertdialog"]'];
 
+function pageWideChains(table: SelectorTable): Record<keyof PageWide, readonly string[]> {
+  return {
+    editor: table.editor,
+    workMode: table.workModeSelected,
+    dialog: DIALOGS,
+    notice: table.notice,
+    loginControl: table.loginControl,
+    composerContainer: table.composerContainer,
+  };
+}
+
+const allPageWide = new WeakMap<SelectorTable, string[]>();
+
+/** Every page-wide chain in one list (memoized per table, so `matchesAny` reuses its joined selector). */
+function pageWideAll(table: SelectorTable): string[] {
+  let all = allPageWide.get(table);
+  if (!all) {
+    all = Object.values(pageWideChains(table)).flat();
+    allPageWide.set(table, all);
+  }
+  return all;
+}
+
+/** Whether anything a page-wide lookup looks for is inside `el` (or is `el`). */
+function holdsPageWide(el: Element, table: SelectorTable): boolean {
+  const all = pageWideAll(table);
+  return matchesAny(el, all) || queryAll(el, all).length > 0;
+}
+
 /** Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits. */
 export class ScanScope {
   private readonly isHidden: (el: Element) => boolean;
   private readonly cache = new Map<Element, boolean>();
-  private readonly region: PageRegion;
+  private region: PageRegion | undefined;
   private pageHits: PageWide | undefined;
 
   /** `turns`: the conversation's turns (their old ones are left out of page-wide lookups); none = whole page. */
@@ -129,9 +158,8 @@ export class ScanScope {
     readonly doc: Document,
     readonly win: PageWindow,
     readonly table: SelectorTable,
-    turns: readonly Element[] = [],
+    private readonly turns: readonly Element[] = [],
   ) {
-    this.region = regionWithoutOldTurns(doc, turns);
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
     const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
@@ -145,14 +173,8 @@ export class ScanScope {
 
   /** Editors, Work mode, dialogs, notices, login controls and composer containers outside the old turns. */
   pageWide(): PageWide {
-    this.pageHits ??= queryRegionChains(this.region, {
-      editor: this.table.editor,
-      workMode: this.table.workModeSelected,
-      dialog: DIALOGS,
-      notice: this.table.notice,
-      loginControl: this.table.loginControl,
-      composerContainer: this.table.composerContainer,
-    });
+    this.region ??= regionWithoutOldTurns(this.doc, this.turns);
+    this.pageHits ??= queryRegionChains(this.region, pageWideChains(this.table));
     return this.pageHits;
   }
 
@@ -370,31 +392,82 @@ function cardAround(button: Element, table: SelectorTable): Element {
   return card;
 }
 
-function turnError(scope: ScanScope, turns: TurnScan): ErrorFinding | undefined {
+/**
+ * Error cards and cards around a Retry under `roots` (in order), as findings. `reusable` is false when a card reaches
+ * around the newest turn (a short thread climbed from a Retry after it): its text then changes with that turn.
+ */
+interface RegionErrors {
+  cards: ErrorFinding[];
+  retries: ErrorFinding[];
+  reusable: boolean;
+}
+
+function regionErrors(
+  scope: ScanScope,
+  turns: TurnScan,
+  roots: readonly (Document | Element)[],
+): RegionErrors {
   const { table } = scope;
-  const found: ErrorFinding[] = [];
-  const consider = (el: Element, code: PageErrorCode | undefined, what: string) => {
-    if (code && !supersededInTurn(el, turns)) found.push({ code, detail: what });
+  const out: RegionErrors = { cards: [], retries: [], reusable: true };
+  const consider = (into: ErrorFinding[], el: Element, code: PageErrorCode | undefined, what: string) => {
+    if (code && !supersededInTurn(el, turns)) into.push({ code, detail: what });
   };
   const candidate = (el: Element) => inCurrentRegion(el, turns) && !closestAny(el, table.composerForm);
-  const region = currentRegionRoots(scope.doc, turns);
-  for (const card of scope.visibleOf(queryRegion(region, table.errorCard).filter(candidate))) {
+  for (const card of scope.visibleOf(queryRegion(roots, table.errorCard).filter(candidate))) {
     const text = collapse(card.textContent ?? "");
     const hasRetry = card.querySelector("button") !== null;
-    consider(card, classifyCardText(text) ?? (hasRetry ? "RESPONSE_FAILED" : undefined), "error card");
+    consider(
+      out.cards,
+      card,
+      classifyCardText(text) ?? (hasRetry ? "RESPONSE_FAILED" : undefined),
+      "error card",
+    );
   }
-  const retries = queryRegion(region, ["button"]).filter(
+  const retries = queryRegion(roots, ["button"]).filter(
     (b) => (LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton)) && candidate(b),
   );
   for (const retry of scope.visibleOf(retries)) {
     if (closestAny(retry, table.actionBarContainer)) continue;
     const card = cardAround(retry, table);
+    if (turns.newest && card.contains(turns.newest)) out.reusable = false;
     consider(
+      out.retries,
       card,
       classifyCardText(collapse(card.textContent ?? "")) ?? "RESPONSE_FAILED",
       "card with a Retry",
     );
   }
+  return out;
+}
+
+/**
+ * The error of the current region: cards (the newest turn's, then those after it), cards around a Retry (same order),
+ * an alert in the newest turn, an error sentence as the answer, "Thinking failed". `after`: what the region after
+ * the newest turn held at an earlier scan, when nothing there changed since (see `OutsideParts`).
+ */
+function turnError(
+  scope: ScanScope,
+  turns: TurnScan,
+  after?: RegionErrors,
+): { error: ErrorFinding | undefined; after: RegionErrors | undefined } {
+  const { table } = scope;
+  let inNewest: RegionErrors;
+  if (turns.newest) {
+    inNewest = regionErrors(scope, turns, [turns.newest]);
+    after ??= regionErrors(scope, turns, currentRegionRoots(scope.doc, turns).slice(1));
+  } else {
+    inNewest = regionErrors(scope, turns, [scope.doc]);
+    after = undefined;
+  }
+  const found: ErrorFinding[] = [
+    ...inNewest.cards,
+    ...(after?.cards ?? []),
+    ...inNewest.retries,
+    ...(after?.retries ?? []),
+  ];
+  const consider = (el: Element, code: PageErrorCode | undefined, what: string) => {
+    if (code && !supersededInTurn(el, turns)) found.push({ code, detail: what });
+  };
   if (turns.newest) {
     for (const alert of scope.visibleOf(queryAll(turns.newest, ['[role="alert"]']))) {
       consider(alert, classifyCardText(alert.textContent ?? ""), "alert in the newest turn");
@@ -410,7 +483,7 @@ function turnError(scope: ScanScope, turns: TurnScan): ErrorFinding | undefined 
       }
     }
   }
-  return found[0];
+  return { error: found[0], after };
 }
 
 const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
@@ -485,31 +558,123 @@ function layoutOf(doc: Document, composer: ComposerScan): Layout {
   return "unknown";
 }
 
+/**
+ * What a scan found outside the newest turn: the composer, the layout, dialogs, the page-level error (login page or
+ * control, notices, banners) and the error cards after the newest turn. The next scan reuses them instead of looking
+ * again when the turn tracker saw only changes inside this same newest (assistant) turn since (see `scanPage`).
+ */
+export interface OutsideParts {
+  /** The newest turn they were found around (an assistant turn when reusable). */
+  readonly newest: Element | null;
+  readonly composer: ComposerScan;
+  readonly layout: Layout;
+  /** A visible "Answer now" in the composer form. */
+  readonly formAnswerNow: boolean;
+  readonly dialogs: readonly Element[];
+  readonly pageError: ErrorFinding | undefined;
+  /** Whether a dialog holds a tool approval (looked at once, when first needed). */
+  dialogApproval: boolean | undefined;
+  /** The error cards after the newest turn (found once, when first needed). */
+  after: RegionErrors | undefined;
+}
+
+export interface ScanResult {
+  scan: PageScan;
+  /** What the next scan may reuse; undefined when this page's state outside the newest turn cannot be reused. */
+  outside: OutsideParts | undefined;
+  /** Whether this scan reused `OutsideParts` of an earlier one. */
+  reused: boolean;
+}
+
+/** A visible "Answer now" (Pro thinking) under `root`. */
+function answerNowIn(root: Element, scope: ScanScope): boolean {
+  const buttons = [...root.querySelectorAll("button")].filter((b) => LABELS.answerNow.test(labelOf(b)));
+  return buttons.length > 0 && scope.visibleOf(buttons).length > 0;
+}
+
+/** The full lookups outside the newest turn; `reusable` says whether a later scan may rely on them. */
+function scanOutside(
+  win: PageWindow,
+  scope: ScanScope,
+  turns: TurnScan,
+): { parts: Omit<OutsideParts, "newest">; reusable: boolean } {
+  const composer = scanComposer(scope);
+  const page = scope.pageWide();
+  const dialogs = scope.visibleOf(page.dialog);
+  let pageError: ErrorFinding | undefined;
+  if (isLoginPath(win.location.pathname)) {
+    pageError = { code: "NOT_SIGNED_IN", detail: "the login page is shown" };
+  } else if (scope.visibleOf(page.loginControl).length > 0) {
+    pageError = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
+  }
+  pageError ??= noticeError(scope, turns, composer.editor);
+  // Reusable only around an assistant turn that holds nothing a page-wide lookup found (a Log in link or an alert
+  // quoted in the answer), with a composer form (else the layout is guessed from the whole document).
+  const newest = turns.newestAssistant;
+  const reusable =
+    newest !== null &&
+    composer.form !== null &&
+    !Object.values(page).some((hits: Element[]) => hits.some((el) => newest.contains(el)));
+  return {
+    parts: {
+      composer,
+      layout: layoutOf(scope.doc, composer),
+      formAnswerNow: composer.form !== null && answerNowIn(composer.form, scope),
+      dialogs,
+      pageError,
+      dialogApproval: undefined,
+      after: undefined,
+    },
+    reusable,
+  };
+}
+
+/**
+ * One snapshot of the page. `reuse`: the outside parts of an earlier scan (the caller passes them only while they are
+ * young and the URL is the same); they are taken instead of looking again when the tracker's records since were all
+ * inside the same newest assistant turn (streaming text) and that turn holds nothing page-wide lookups look for. A
+ * change outside the turn (Stop in the form, a dialog, a notice, an error card after the turn, a new turn) makes
+ * records there, so the next scan is a full one. What can change outside without records (style through `:has()` or a
+ * media query) waits for the next full scan, at most the caller's reuse age: the same bound the adapter already has
+ * for changes that make no records at all (its poll).
+ */
 export function scanPage(
   win: PageWindow,
   table: SelectorTable,
   memory: ScanMemory,
   tracker?: TurnTracker,
-): PageScan {
+  reuse?: OutsideParts,
+): ScanResult {
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
   const scope = new ScanScope(doc, win, table, turns.turns);
-  const composer = scanComposer(scope);
   const url = classifyUrl(win.location);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;
 
+  let parts: OutsideParts;
+  let keep: boolean;
+  const reused =
+    reuse !== undefined &&
+    tracker?.insideNewest === true &&
+    newestAssistant !== null &&
+    reuse.newest === newestAssistant &&
+    !holdsPageWide(newestAssistant, table);
+  if (reused) {
+    parts = reuse;
+    keep = true;
+  } else {
+    const fresh = scanOutside(win, scope, turns);
+    parts = { newest: newestAssistant, ...fresh.parts };
+    keep = fresh.reusable;
+  }
+
+  const composer = parts.composer;
   let busy: string | undefined = composer.stopVisible ? "stop button" : undefined;
   let thinking = false;
   let animated = false;
   let actionBar = false;
-  const answerNow = [newest, composer.form].some(
-    (root) =>
-      root !== null &&
-      scope.visibleOf([...root.querySelectorAll("button")].filter((b) => LABELS.answerNow.test(labelOf(b))))
-        .length > 0,
-  );
-  if (answerNow) {
+  if (parts.formAnswerNow || (newest !== null && answerNowIn(newest, scope))) {
     thinking = true;
     busy ??= '"Answer now" (Pro thinking)';
   }
@@ -528,23 +693,26 @@ export function scanPage(
     ? `${turns.turns.length}:${memory.idOf(newest)}:${(newest.textContent ?? "").length}:${animated ? 1 : 0}`
     : `${turns.turns.length}`;
 
-  const dialogs = scope.visibleOf(scope.pageWide().dialog);
-
-  let error: ErrorFinding | undefined;
-  if (isLoginPath(win.location.pathname)) {
-    error = { code: "NOT_SIGNED_IN", detail: "the login page is shown" };
-  } else if (scope.visibleOf(scope.pageWide().loginControl).length > 0) {
-    error = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
-  }
-  error ??= noticeError(scope, turns, composer.editor);
-  if (!error && [...(newest ? [newest] : []), ...dialogs].some((root) => approvalIn(root, scope))) {
+  let error = parts.pageError;
+  if (!error && newest && approvalIn(newest, scope)) {
     error = { code: "AWAITING_APPROVAL", detail: "a tool confirmation card waits for a person" };
   }
-  error ??= turnError(scope, turns);
+  if (!error) {
+    parts.dialogApproval ??= parts.dialogs.some((root) => approvalIn(root, scope));
+    if (parts.dialogApproval) {
+      error = { code: "AWAITING_APPROVAL", detail: "a tool confirmation card waits for a person" };
+    }
+  }
+  if (!error) {
+    const found = turnError(scope, turns, parts.after);
+    error = found.error;
+    if (found.after?.reusable) parts.after = found.after;
+    else if (found.after) keep = false;
+  }
 
-  return {
+  const scan: PageScan = {
     url,
-    layout: layoutOf(doc, composer),
+    layout: parts.layout,
     composer,
     turns,
     ...(busy !== undefined ? { busy } : {}),
@@ -553,8 +721,9 @@ export function scanPage(
     actionBar,
     contentSig,
     ...(error ? { error } : {}),
-    dialogOpen: dialogs.length > 0,
+    dialogOpen: parts.dialogs.length > 0,
   };
+  return { scan, outside: keep ? parts : undefined, reused };
 }
 
 /** Whether a send control can be clicked now (visible, enabled, send-like, in the form). */

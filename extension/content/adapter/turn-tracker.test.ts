@@ -117,6 +117,47 @@ describe.each(Object.entries(LAYOUTS))("turn tracking, %s layout", (_name, turnH
     ).not.toContain("outer");
   });
 
+  it("records inside the newest turn are not read one by one, and say so (insideNewest)", () => {
+    append(0, 3);
+    const t = tracked();
+    stop = () => t.observer.disconnect();
+    t.check();
+    expect(t.tracker.insideNewest).toBe(false); // the first call queries the document
+    const newest = thread().lastElementChild!;
+    newest.querySelector("p")!.append(" more");
+    newest.querySelector("p")!.setAttribute("class", "streaming");
+    t.check();
+    expect(t.tracker.insideNewest).toBe(true);
+    document.body.append(document.createElement("aside"));
+    t.check();
+    expect(t.tracker.insideNewest).toBe(false);
+    newest.setAttribute("class", "x"); // the newest turn's own attribute takes the full path
+    t.check();
+    expect(t.tracker.insideNewest).toBe(false);
+    // A turn made inside the newest one by an attribute: the newest is no longer innermost.
+    const inner = newest.querySelector("p")!;
+    inner.setAttribute("data-turn-key", "inner");
+    expect(t.check()).toContain(inner);
+    expect(t.tracker.insideNewest).toBe(false);
+    expect(t.tracker.fullQueries).toBe(2);
+  });
+
+  it("a turn that left a group later moved into the newest turn is not kept", () => {
+    append(0, 4);
+    const group = document.createElement("div");
+    thread().insertBefore(group, thread().children[1]!);
+    const second = thread().children[2]!;
+    group.append(second);
+    const t = tracked();
+    stop = () => t.observer.disconnect();
+    expect(t.check()).toContain(second);
+    // One batch: the turn leaves its group, then the (now turn-less) group moves into the newest turn, so the record
+    // of the turn's removal has a target inside the newest turn by the time it is read.
+    second.remove();
+    thread().lastElementChild!.append(group);
+    expect(t.check()).not.toContain(second);
+  });
+
   it("an element that becomes a turn by an attribute, or stops being one, is seen", () => {
     append(0, 2);
     const t = tracked();
@@ -129,6 +170,29 @@ describe.each(Object.entries(LAYOUTS))("turn tracking, %s layout", (_name, turnH
     expect(t.check()).toContain(late);
     late.removeAttribute("data-turn-key");
     expect(t.check()).not.toContain(late);
+    // Within one batch: added as a turn, then no longer one.
+    const brief = document.createElement("div");
+    brief.setAttribute("data-turn-key", "brief");
+    thread().append(brief);
+    brief.removeAttribute("data-turn-key");
+    expect(t.check()).not.toContain(brief);
+  });
+
+  it("streaming into a turn added in the same batch is not read node by node, and a turn nested in it is found", () => {
+    append(0, 2);
+    const t = tracked();
+    stop = () => t.observer.disconnect();
+    t.check();
+    append(2, 1);
+    const added = thread().lastElementChild!;
+    for (let i = 0; i < 5; i++) added.querySelector("p")!.replaceChildren(fragment(`<span>w${i}</span>`));
+    expect(t.check()).toContain(added);
+    expect(t.tracker.insideNewest).toBe(false);
+    append(3, 1);
+    const next = thread().lastElementChild!;
+    next.querySelector("p")!.append(fragment(turnHtml(70, "assistant")));
+    expect(t.check()).not.toContain(next); // the nested one is the innermost
+    expect(t.tracker.fullQueries).toBe(2);
   });
 
   it("starts over after reset (records missed while detached are not trusted)", () => {

@@ -39,6 +39,12 @@ export class TurnTracker {
   private readonly attrs: Set<string> | undefined;
   /** Full queries made so far (tests check that tracking did not fall back when it should not). */
   fullQueries = 0;
+  /**
+   * Whether the last `turns()` read only records inside the newest turn (including characterData and any attribute),
+   * with the list unchanged: the page outside that turn is as it was at the previous call (page-scan.ts reuses what
+   * it found there). False after a full query, so after a reset or an overflow.
+   */
+  insideNewest = false;
 
   constructor(private readonly chain: readonly string[]) {
     this.joined = chain.join(", ");
@@ -69,40 +75,97 @@ export class TurnTracker {
 
   private full(doc: Document): void {
     this.fullQueries++;
+    this.insideNewest = false;
     this.list = innermost(queryAll(doc, this.chain));
     this.tracked = new Set(this.list);
     this.pending = [];
     this.valid = true;
   }
 
-  /** Applies the buffered records; false when the list could be wrong and must be queried again. */
+  /**
+   * Applies the buffered records; false when the list could be wrong and must be queried again. A record whose target
+   * is inside a turn (the newest, or one added by an earlier record of the batch: streaming text, most of a long
+   * answer's records) is not read node by node. Turns are innermost matches, so nothing removed from inside one was
+   * a turn, and one query per such turn at the end finds a turn added inside it. Containment is judged at the end,
+   * not when the record was made, so a removal is trusted only if nothing between its target and the turn was added
+   * after it (a subtree moved into the turn later in the batch could have lost a turn first); otherwise every tracked
+   * turn must still be connected.
+   */
   private apply(): boolean {
     const records = this.pending;
     this.pending = [];
+    this.insideNewest = true;
+    const last = this.list[this.list.length - 1];
     const found = new Set<Element>();
-    for (const r of records) {
-      if (r.type === "attributes") {
-        if (!this.attrs!.has(r.attributeName ?? "") || !isElement(r.target)) continue;
-        const el = r.target;
-        const matches = this.matches(el);
-        if (this.tracked.has(el) !== matches) {
-          if (!matches) return false; // a turn stopped being one
-          found.add(el);
+    /** The turn (newest or found) each record target is in, null for none; judged once per target. */
+    const turnOf = new Map<Node, Element | null>();
+    /** Indexes of the records inside turns, by target; the first removal of each such target. */
+    const byTarget = new Map<Node, number[]>();
+    const firstRemoval = new Map<Node, { index: number; turn: Element }>();
+    /** Turns to query for a nested turn at the end (something was added inside, or an attribute changed there). */
+    const checkInside = new Set<Element>();
+    /** The record that last added each element outside turns (found turns among them). */
+    const addedAt = new Map<Node, number>();
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const target = r.target;
+      let turn = turnOf.get(target);
+      if (turn === undefined) {
+        turn = null;
+        for (let cur: Node | null = target; cur; cur = cur.parentNode) {
+          if (cur === last || found.has(cur as Element)) {
+            turn = cur as Element;
+            break;
+          }
         }
-      } else if (r.type === "childList") {
+        turnOf.set(target, turn);
+      }
+      const type = r.type;
+      // An attribute of a turn itself can make it stop being one: that record takes the full path.
+      if (turn !== null && !(type === "attributes" && target === turn)) {
+        if (turn !== last) this.insideNewest = false;
+        if (type === "childList") {
+          let indexes = byTarget.get(target);
+          if (!indexes) byTarget.set(target, (indexes = []));
+          indexes.push(i);
+          if (!checkInside.has(turn) && r.addedNodes.length > 0) checkInside.add(turn);
+          if (!firstRemoval.has(target) && r.removedNodes.length > 0)
+            firstRemoval.set(target, { index: i, turn });
+        } else if (
+          type === "attributes" &&
+          !checkInside.has(turn) &&
+          this.attrs!.has(r.attributeName ?? "")
+        ) {
+          checkInside.add(turn); // an element inside may have become a turn
+        }
+        continue;
+      }
+      this.insideNewest = false;
+      if (type === "attributes") {
+        if (!this.attrs!.has(r.attributeName ?? "") || !isElement(target)) continue;
+        const matches = this.matches(target);
+        if (this.tracked.has(target) !== matches) {
+          if (!matches) return false; // a turn stopped being one
+          found.add(target);
+        }
+      } else if (type === "childList") {
         for (const node of r.removedNodes) {
           if (!isElement(node)) continue;
           if (this.tracked.has(node) || this.matches(node) || this.holdsMatch(node)) return false;
         }
         for (const node of r.addedNodes) {
+          addedAt.set(node, i);
           if (!isElement(node) || !node.isConnected) continue;
           if (this.matches(node)) found.add(node);
           for (const el of this.queryIn(node)) found.add(el);
         }
       }
     }
+    for (const turn of checkInside) if (turn.isConnected && this.holdsMatch(turn)) return false;
+    if (this.movedIn(records, byTarget, firstRemoval, addedAt) && this.list.some((el) => !el.isConnected))
+      return false;
     if (found.size === 0) return true;
-    const last = this.list[this.list.length - 1];
+    this.insideNewest = false;
     const added: Element[] = [];
     for (const el of found) {
       if (!el.isConnected) continue; // added and removed again within the records: its removal was checked
@@ -117,6 +180,30 @@ export class TurnTracker {
       this.tracked.add(el);
     }
     return true;
+  }
+
+  /**
+   * Whether a node between a removal's target and its turn (the turn included) was added after that removal: then the
+   * target may have been outside any turn when the removal happened, and what it removed is unknown.
+   */
+  private movedIn(
+    records: readonly MutationRecord[],
+    byTarget: ReadonlyMap<Node, number[]>,
+    firstRemoval: ReadonlyMap<Node, { index: number; turn: Element }>,
+    addedAt: ReadonlyMap<Node, number>,
+  ): boolean {
+    for (const [target, { index, turn }] of firstRemoval) {
+      for (let cur: Node | null = target; cur; cur = cur.parentNode) {
+        if ((addedAt.get(cur) ?? -1) > index) return true;
+        if (cur === turn) break;
+        const parent: Node | null = cur.parentNode;
+        const later: readonly number[] = (parent ? byTarget.get(parent) : undefined) ?? [];
+        for (const i of later) {
+          if (i > index && [...records[i]!.addedNodes].includes(cur)) return true;
+        }
+      }
+    }
+    return false;
   }
 
   private matches(el: Element): boolean {
