@@ -464,18 +464,21 @@ async function main(): Promise<void> {
       await stopHost(floorServer);
     }
   }
-  if (figures.toolP99Ms !== undefined) {
+  // One verdict line per target measured, with the floor's figure beside it.
+  const verdict = (
+    label: string,
+    value: number | undefined,
+    target: number,
+    floorValue: number | undefined,
+  ) => {
+    if (value === undefined) return;
+    const floorNote = floorValue === undefined ? "" : `; the floor's ${fmt(floorValue)}`;
     console.log(
-      `tool p99 ${fmt(figures.toolP99Ms)} (target ≤ 5 ms: ${figures.toolP99Ms <= 5 ? "met" : "MISSED"})` +
-        (figures.floorToolP99Ms !== undefined ? `; the floor's p99 ${fmt(figures.floorToolP99Ms)}` : ""),
+      `${label} ${fmt(value)} (target ≤ ${target} ms: ${value <= target ? "met" : "MISSED"})${floorNote}`,
     );
-  }
-  if (figures.wake200Ms !== undefined) {
-    console.log(
-      `wake200 ${fmt(figures.wake200Ms)} (target ≤ 20 ms: ${figures.wake200Ms <= 20 ? "met" : "MISSED"})` +
-        (figures.floorWake200Ms !== undefined ? `; the floor's ${fmt(figures.floorWake200Ms)}` : ""),
-    );
-  }
+  };
+  verdict("tool p99", figures.toolP99Ms, 5, figures.floorToolP99Ms);
+  verdict("wake200", figures.wake200Ms, 20, figures.floorWake200Ms);
   console.log(
     JSON.stringify({
       ...figures,

@@ -6,26 +6,21 @@ import { FrameDecoder } from "../../native-host/src/bridge/native-framing.ts";
 import { ownerOptionsFromEnv } from "../../native-host/src/host/host-entry.ts";
 import { type OwnerHandle, startOwner } from "../../native-host/src/host/owner.ts";
 import type { HostMessage } from "../../shared/native-messages.ts";
-import { makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
+import { failingDisk, makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
 import { waitFor } from "../wait-for.ts";
 
 let dir: string;
 let owner: OwnerHandle;
-let failWrites = false;
+let disk: ReturnType<typeof failingDisk>;
 const logger = recordingLogger();
 
 beforeEach(async () => {
   dir = makeTempDir("ui-faults");
-  failWrites = false;
+  disk = failingDisk();
   const started = await startOwner({
     ...ownerOptionsFromEnv({ ORCHESTRATOR_HOME: dir }, logger.log),
     startMcp: undefined,
-    store: {
-      // The disk fails between a batch's write and its fdatasync: the store fails closed.
-      faultHook: (point) => {
-        if (failWrites && point === "journal-written") throw new Error("EIO: the disk went away");
-      },
-    },
+    store: { faultHook: disk.faultHook },
   });
   if (started === "locked") throw new Error("the temp directory is locked");
   owner = started;
@@ -58,7 +53,7 @@ describe("ui.request while the store fails", () => {
     session.inject({ kind: "ui.request", requestId: "r1", op: "run_create", params: { name: "ok" } });
     expect(await answer("r1")).toMatchObject({ ok: true });
 
-    failWrites = true;
+    disk.failFromNow();
     session.inject({ kind: "ui.request", requestId: "r2", op: "run_create", params: { name: "lost" } });
     const write = await answer("r2");
     expect(write).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^STORE_/) as unknown } });

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
+import { failingDisk } from "../store/helpers.ts";
 import { call, callRaw, type Harness, startHarness, textOf } from "./helpers.ts";
 
 let h: Harness;
@@ -277,20 +278,12 @@ describe("bad input", () => {
 
 describe("a failing store", () => {
   it("answers writes and reads with the store's error code, not a hang or INTERNAL", async () => {
-    let fail = false;
-    const broken = await startHarness(
-      {},
-      {
-        // The disk fails between a batch's write and its fdatasync: the store fails closed.
-        faultHook: (point) => {
-          if (fail && point === "journal-written") throw new Error("EIO: the disk went away");
-        },
-      },
-    );
+    const disk = failingDisk();
+    const broken = await startHarness({}, { faultHook: disk.faultHook });
     try {
       const client = await broken.client();
       const { run } = await call<{ run: { id: string } }>(client, "run_create", { name: "before" });
-      fail = true;
+      disk.failFromNow();
       const write = await callRaw(client, "run_create", { name: "lost" });
       expect(write.isError).toBe(true);
       expect(textOf(write)).toMatch(/^STORE_/);

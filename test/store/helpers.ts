@@ -13,6 +13,7 @@ import { TX_PAYLOAD_PREFIX } from "../../native-host/src/store/record-codec.ts";
 import type { StoreLogger } from "../../native-host/src/store/store-types.ts";
 import type { ChildConfig } from "./store-child.ts";
 import { waitFor as waitForCondition } from "../wait-for.ts";
+import type { StoreFaultPoint } from "../../native-host/src/store/store-types.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -53,6 +54,22 @@ export function recordingLogger(): RecordingLogger {
   const warnings: string[] = [];
   const infos: string[] = [];
   return { log: { warn: (m) => warnings.push(m), info: (m) => infos.push(m) }, warnings, infos };
+}
+
+/**
+ * A disk that fails on demand: from `failFromNow()` on, every batch fails between its write and its fdatasync, so the
+ * store fails closed. Pass `faultHook` in the store options.
+ */
+export function failingDisk(): { faultHook: (point: StoreFaultPoint) => void; failFromNow: () => void } {
+  let failing = false;
+  return {
+    faultHook: (point) => {
+      if (failing && point === "journal-written") throw new Error("EIO: the disk went away");
+    },
+    failFromNow: () => {
+      failing = true;
+    },
+  };
 }
 
 /** Polls `condition` until it holds; fails with `what` once the deadline passes. */

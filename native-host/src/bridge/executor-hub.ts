@@ -17,7 +17,13 @@ import { pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
 import type { Run, Worker } from "../core/model.ts";
-import { fail, ok, type OperationResult, type OperationsContext } from "../operations/context.ts";
+import {
+  fail,
+  faultResult,
+  ok,
+  type OperationResult,
+  type OperationsContext,
+} from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
 import type { CommandSink } from "../scheduler/scheduler.ts";
 import type { StoreLogger } from "../store/store-types.ts";
@@ -365,11 +371,7 @@ export class ExecutorHub implements CommandSink {
       this.opts.log.warn(
         `ui.request ${op} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      const code = (error as { code?: unknown }).code;
-      return fail(
-        typeof code === "string" ? code : "INTERNAL",
-        error instanceof Error ? error.message : String(error),
-      );
+      return faultResult(error);
     }
   }
 

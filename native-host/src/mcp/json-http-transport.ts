@@ -37,22 +37,23 @@ export function writeRpcError(
 const isRequestId = (id: unknown): id is RequestId =>
   typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
 /**
  * Accepts exactly what the SDK's JSONRPCMessageSchema accepts. The common shapes (a request or notification without
  * `_meta`, a result, an error) are checked by hand and pass through as they are; anything else goes to the schema.
  */
 export function toJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const m = value as Record<string, unknown>;
+  if (isPlainObject(value)) {
+    const m = value;
     if (m.jsonrpc === "2.0" && typeof m.method === "string") {
       let simple = true;
       for (const key in m) {
         if (key !== "jsonrpc" && key !== "method" && key !== "id" && key !== "params") simple = false;
       }
       const params = m.params;
-      const plainParams =
-        params === undefined ||
-        (typeof params === "object" && params !== null && !Array.isArray(params) && !("_meta" in params));
+      const plainParams = params === undefined || (isPlainObject(params) && !("_meta" in params));
       if (simple && plainParams && (!("id" in m) || isRequestId(m.id))) return m as JSONRPCMessage;
     }
   }
@@ -65,9 +66,6 @@ const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; me
 
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   ("result" in m || "error" in m) && "id" in m && m.id !== undefined;
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 interface ToolCallRequest {
   readonly id: RequestId;
@@ -136,14 +134,13 @@ class Exchange {
   ) {}
 
   /** Records one response (already serialised); true once the HTTP answer has been written. */
-  add(id: RequestId, json: string, sessionId: string | undefined): boolean {
+  add(id: RequestId, json: string, sessionId: string): boolean {
     this.responses.set(id, json);
     if (this.responses.size < this.ids.length) return false;
     this.answered = true;
     if (this.res.destroyed) return true;
     const body = this.batch ? `[${this.ids.map((i) => this.responses.get(i)!).join(",")}]` : json;
-    const headers: Record<string, string> = { "Content-Type": "application/json" };
-    if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+    const headers = { "Content-Type": "application/json", "mcp-session-id": sessionId };
     // One string: Node writes the head and the body in a single send (a Buffer body would cost a writev of two).
     this.res.writeHead(200, headers);
     this.res.end(body);
@@ -153,9 +150,6 @@ class Exchange {
 
 /** The transport of one session. mcp-server.ts routes a session's HTTP requests here after its own checks. */
 export class JsonHttpTransport implements Transport {
-  sessionId: string | undefined;
-  /** Where well-formed tools/call requests go, bypassing Protocol's dispatch (set before the first POST). */
-  toolCall: ToolCaller | undefined;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
@@ -166,8 +160,15 @@ export class JsonHttpTransport implements Transport {
   private stream: ServerResponse | undefined;
   private closed = false;
 
-  /** `url` is the endpoint's canonical URL, so a token carried in the path never reaches request handlers. */
-  constructor(private readonly url: URL) {}
+  /**
+   * `url` is the endpoint's canonical URL, so a token carried in the path never reaches request handlers. `toolCall` is
+   * where well-formed tools/call requests go, bypassing Protocol's dispatch.
+   */
+  constructor(
+    private readonly url: URL,
+    readonly sessionId: string,
+    private readonly toolCall: ToolCaller,
+  ) {}
 
   start(): Promise<void> {
     return Promise.resolve();
@@ -214,7 +215,7 @@ export class JsonHttpTransport implements Transport {
    * Protocol.
    */
   private dispatch(m: JSONRPCMessage, extra: MessageExtraInfo, exchange: Exchange | undefined): void {
-    const call = exchange && this.toolCall ? asToolCall(m) : undefined;
+    const call = exchange ? asToolCall(m) : undefined;
     if (call === undefined) {
       const cancelled = cancelledId(m);
       if (cancelled !== undefined) this.running.get(cancelled)?.abort();
@@ -236,7 +237,7 @@ export class JsonHttpTransport implements Transport {
       // A cancelled call is never answered (as Protocol does); its exchange goes when the client closes the request.
       if (!scope.aborted) void this.send(response);
     };
-    this.toolCall!(params.name, params.arguments, [exchange!.scope, scope]).then(
+    this.toolCall(params.name, params.arguments, [exchange!.scope, scope]).then(
       (result) => settle({ result, jsonrpc: "2.0", id }),
       (error: unknown) => {
         // The caller turns every failure into an isError result; a throw here is a fault, answered as Protocol would.
@@ -258,8 +259,8 @@ export class JsonHttpTransport implements Transport {
       "Cache-Control": "no-cache, no-transform",
       Connection: "keep-alive",
       "X-Accel-Buffering": "no",
+      "mcp-session-id": this.sessionId,
     };
-    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
     res.writeHead(200, headers);
     res.flushHeaders();
     this.stream = res;

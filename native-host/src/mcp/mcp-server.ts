@@ -127,19 +127,18 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: refusal.message }, id: null }));
   };
 
-  const rpcError = writeRpcError;
-
   const closeSession = (session: Session): void => {
     sessions.delete(session.id);
     session.transport.close().catch((e: unknown) => log.warn(`mcp: closing a session failed: ${String(e)}`));
   };
 
   const newSession = async (): Promise<Session> => {
-    const transport = new JsonHttpTransport(new URL(canonicalUrl));
-    const server = createSessionServer(backend, table, log, calls, (id) => transport.scopeOf(id));
-    const session: Session = { server, transport, id: randomUUID(), lastUsed: Date.now(), open: 0 };
-    transport.sessionId = session.id;
-    transport.toolCall = callTool;
+    const id = randomUUID();
+    const transport = new JsonHttpTransport(new URL(canonicalUrl), id, callTool);
+    const server = createSessionServer(backend, table, log, calls, (requestId) =>
+      transport.scopeOf(requestId),
+    );
+    const session: Session = { server, transport, id, lastUsed: Date.now(), open: 0 };
     server.server.onclose = () => {
       if (sessions.get(session.id) === session) sessions.delete(session.id);
     };
@@ -184,37 +183,37 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
       noteRefusal(req, authRefusal);
       return refuse(res, authRefusal, true);
     }
-    if (closing) return rpcError(res, 503, -32000, "Service Unavailable: shutting down");
+    if (closing) return writeRpcError(res, 503, -32000, "Service Unavailable: shutting down");
 
     const method = req.method ?? "";
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
-      return rpcError(res, 405, -32000, "Method Not Allowed", { Allow: "GET, POST, DELETE" });
+      return writeRpcError(res, 405, -32000, "Method Not Allowed", { Allow: "GET, POST, DELETE" });
     }
     if (method === "POST") {
       const declared = checkDeclaredLength(req.headers, maxBodyBytes);
       if (declared) return refuseBody(req, res, declared);
     }
     const sessionId = req.headers["mcp-session-id"];
-    if (Array.isArray(sessionId)) return rpcError(res, 400, -32000, "Bad Request: one Mcp-Session-Id");
+    if (Array.isArray(sessionId)) return writeRpcError(res, 400, -32000, "Bad Request: one Mcp-Session-Id");
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (sessionId !== undefined && (!existing || existing.transport.isClosed)) {
-      return rpcError(res, 404, -32001, "Session not found");
+      return writeRpcError(res, 404, -32001, "Session not found");
     }
 
     if (method === "GET") {
       if (!req.headers.accept?.includes("text/event-stream")) {
-        return rpcError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
+        return writeRpcError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
       }
-      if (!existing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (!existing) return writeRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
       const versionError = protocolVersionError(req);
-      if (versionError) return rpcError(res, 400, -32000, versionError);
+      if (versionError) return writeRpcError(res, 400, -32000, versionError);
       track(existing, res);
       return existing.transport.handleGet(res);
     }
     if (method === "DELETE") {
-      if (!existing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (!existing) return writeRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
       const versionError = protocolVersionError(req);
-      if (versionError) return rpcError(res, 400, -32000, versionError);
+      if (versionError) return writeRpcError(res, 400, -32000, versionError);
       sessions.delete(existing.id);
       res.writeHead(200);
       res.end();
@@ -223,7 +222,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     }
 
     if (!acceptsPost(req)) {
-      return rpcError(
+      return writeRpcError(
         res,
         406,
         -32000,
@@ -231,7 +230,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
       );
     }
     if (!isJsonContentType(req)) {
-      return rpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+      return writeRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
     }
     const read = await readBody(req, maxBodyBytes);
     if (!read.ok) return refuseBody(req, res, read.refusal);
@@ -239,34 +238,42 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
     try {
       body = JSON.parse(read.text);
     } catch {
-      return rpcError(res, 400, -32700, "Parse error: invalid JSON");
+      return writeRpcError(res, 400, -32700, "Parse error: invalid JSON");
     }
     const batch = Array.isArray(body);
     const raw = batch ? (body as unknown[]) : [body];
     if (raw.length > MAX_BATCH_SIZE) {
-      return rpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+      return writeRpcError(
+        res,
+        400,
+        -32600,
+        `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
+      );
     }
     const messages: JSONRPCMessage[] = [];
     for (const value of raw) {
       const message = toJsonRpcMessage(value);
-      if (message === undefined) return rpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
+      if (message === undefined)
+        return writeRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message");
       messages.push(message);
     }
     const initializing = messages.some(isInitialize);
     if (initializing && existing) {
-      return rpcError(res, 400, -32600, "Invalid Request: Server already initialized");
+      return writeRpcError(res, 400, -32600, "Invalid Request: Server already initialized");
     }
     if (initializing && messages.length > 1) {
-      return rpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
+      return writeRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
     }
     let session = existing;
     if (!session) {
-      if (!initializing) return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      if (!admitSession()) return rpcError(res, 503, -32000, "Service Unavailable: too many MCP sessions");
+      if (!initializing)
+        return writeRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (!admitSession())
+        return writeRpcError(res, 503, -32000, "Service Unavailable: too many MCP sessions");
       session = await newSession();
     } else {
       const versionError = protocolVersionError(req);
-      if (versionError) return rpcError(res, 400, -32000, versionError);
+      if (versionError) return writeRpcError(res, 400, -32000, versionError);
     }
     track(session, res);
     session.transport.handlePost(req, res, messages, batch);
@@ -284,7 +291,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
       log.warn(
         `mcp: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      if (!res.headersSent) rpcError(res, 500, -32603, "Internal error");
+      if (!res.headersSent) writeRpcError(res, 500, -32603, "Internal error");
       else res.destroy();
     });
   });

@@ -7,7 +7,13 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { z } from "zod";
 import type { Input } from "../core/inputs.ts";
 import type { StoredEvent } from "../store/domain-repository.ts";
-import type { Cancellation, EventFilter, OperationResult, OperationsContext } from "../operations/context.ts";
+import {
+  type Cancellation,
+  type EventFilter,
+  faultResult,
+  type OperationResult,
+  type OperationsContext,
+} from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
 
 export interface McpLogger {
@@ -194,15 +200,7 @@ async function callTool(
     log.warn(
       `mcp: tool ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
-    // A store fault keeps its own code (STORE_FAILED, STORE_IO, …): the client can tell a failing disk from a bug.
-    const code = (error as { code?: unknown } | null)?.code;
-    return toToolResult({
-      ok: false,
-      error: {
-        code: typeof code === "string" ? code : "INTERNAL",
-        message: error instanceof Error ? error.message : String(error),
-      },
-    });
+    return toToolResult(faultResult(error));
   } finally {
     calls.inflight -= 1;
   }
@@ -242,7 +240,7 @@ export function toToolResult(result: OperationResult): CallToolResult {
  * The backend seen by one call: identical, except that waiting for events also ends when the caller goes away
  * (MCP cancellation, session closed, HTTP connection dropped: any of `scopes` aborted). The wait then rejects, which
  * ends an events_wait loop at once instead of letting it spin until its deadline. Event reads go through the shared
- * per-turn cache. A class, so a call costs one small object and no closures.
+ * page cache (EventReads). A class, so a call costs one small object and no closures.
  */
 class CallContext implements OperationsContext {
   constructor(

@@ -49,3 +49,15 @@ export function ok(value: Readonly<Record<string, unknown>>): OperationResult {
 export function fail(code: string, message: string): OperationResult {
   return { ok: false, error: { code, message } };
 }
+
+/**
+ * A fault an operation threw, as a result: a store fault keeps its own code (STORE_IO, STORE_FAILED, …) so the caller
+ * can tell a failing disk from a bug; anything else is INTERNAL.
+ */
+export function faultResult(error: unknown): OperationResult {
+  const code = (error as { code?: unknown } | null)?.code;
+  return fail(
+    typeof code === "string" ? code : "INTERNAL",
+    error instanceof Error ? error.message : String(error),
+  );
+}

@@ -64,8 +64,6 @@ export class DurableStore {
   private state: State = "open";
   private failure: StoreError | undefined;
   private inWrite = false;
-  /** PRAGMA query_only is on (only while underQueryOnly runs one statement). */
-  private queryOnly = false;
   private snapshotChain: Promise<void> = Promise.resolve();
   private snapshotRunning = false;
   /** Journal size at which the next automatic snapshot starts (pushed back after a failed attempt). */
@@ -266,12 +264,12 @@ export class DurableStore {
     const q: ReadTx = {
       all: <R>(sql: string, params?: SqlParams) => {
         assertLive(live, "read");
-        if (isPlainSelect(sql) || this.queryOnly) return this.engine.all<R>(sql, params);
+        if (isPlainSelect(sql)) return this.engine.all<R>(sql, params);
         return this.underQueryOnly(() => this.engine.all<R>(sql, params));
       },
       get: <R>(sql: string, params?: SqlParams) => {
         assertLive(live, "read");
-        if (isPlainSelect(sql) || this.queryOnly) return this.engine.get<R>(sql, params);
+        if (isPlainSelect(sql)) return this.engine.get<R>(sql, params);
         return this.underQueryOnly(() => this.engine.get<R>(sql, params));
       },
     };
@@ -291,11 +289,9 @@ export class DurableStore {
    */
   private underQueryOnly<R>(run: () => R): R {
     this.engine.setQueryOnly(true);
-    this.queryOnly = true;
     try {
       return run();
     } finally {
-      this.queryOnly = false;
       this.engine.setQueryOnly(false);
     }
   }
