@@ -447,22 +447,23 @@ async function main(): Promise<void> {
       `30 % worker_progress (durable write)`,
   );
   const figures: Record<string, number> = {};
-  console.log("the host (orchestrator serve):");
-  const host = await startHost();
-  try {
-    Object.assign(figures, await measure(host, only, ""));
-  } finally {
-    await stopHost(host);
-  }
+  const measureServer = async (title: string, start: () => Promise<Host>, prefix: string) => {
+    console.log(title);
+    const server = await start();
+    try {
+      Object.assign(figures, await measure(server, only, prefix));
+    } finally {
+      await stopHost(server);
+    }
+  };
+  await measureServer("the host (orchestrator serve):", startHost, "");
   if (process.env.MCP_BENCH_FLOOR !== "0") {
     // The same load against a server that does nothing: how much of the figures above the machine itself takes.
-    console.log("the floor (a do-nothing server in its own process, same load: loopback and wake-ups only):");
-    const floorServer = await startFloor();
-    try {
-      Object.assign(figures, await measure(floorServer, only, "floor"));
-    } finally {
-      await stopHost(floorServer);
-    }
+    await measureServer(
+      "the floor (a do-nothing server in its own process, same load: loopback and wake-ups only):",
+      startFloor,
+      "floor",
+    );
   }
   // One verdict line per target measured, with the floor's figure beside it.
   const verdict = (
