@@ -15,6 +15,7 @@ import {
 import { selectorTable } from "./selectors.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
+import { SubtreeCache } from "./subtree-cache.ts";
 import { resolveTiming } from "./timing.ts";
 import { TurnTracker } from "./turn-tracker.ts";
 import type {
@@ -68,6 +69,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const memory = new ScanMemory();
   // Fed by the same observer that marks the last scan stale, so a scan reads only what changed since the last.
   const tracker = new TurnTracker(table.turn);
+  const subtrees = new SubtreeCache();
   const machine = new StateMachine(timing);
 
   let started = false;
@@ -76,6 +78,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let throttleHandle: unknown;
   let pollHandle: unknown;
   let deadlineHandle: unknown;
+  /** The moment `deadlineHandle` fires for (a tick that asks for the same one keeps the armed timer). */
+  let deadlineAt: number | undefined;
   let inflight: Promise<unknown> = Promise.resolve();
 
   const emit = (report: StateReport): void => {
@@ -116,16 +120,19 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   // mutation, even one whose record is still queued, forces a fresh one, and so does age. The records also keep
   // the turn list current (turn-tracker.ts); the tracker starts over whenever the observer was not attached.
   // When they all fell inside the newest answer (streaming), the fresh scan reuses what the last full scan found
-  // outside it (page-scan.ts `OutsideParts`), for at most `pollMs` and on the same URL.
+  // outside it (page-scan.ts `OutsideParts`), for at most `pollMs` and on the same URL. Otherwise lookups under
+  // subtrees without records since they were made are kept (subtree-cache.ts).
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   let outside: { parts: OutsideParts; at: number; href: string } | undefined;
   const scanNow = (): PageScan => {
     if (!dirtyObserver) {
       tracker.reset();
+      subtrees.clear();
       dirtyObserver = new win.MutationObserver((records) => {
         lastScan = undefined;
         tracker.note(records);
+        subtrees.note(records);
       });
       dirtyObserver.observe(win.document, {
         childList: true,
@@ -138,13 +145,15 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     if (queued.length > 0) {
       lastScan = undefined;
       tracker.note(queued);
+      subtrees.note(queued);
     }
     const now = opts.now();
     const href = win.location.href;
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
     const reuse =
       outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    const { scan, outside: parts, reused } = scanPage(win, table, memory, tracker, reuse);
+    subtrees.refresh();
+    const { scan, outside: parts, reused } = scanPage(win, table, memory, { tracker, reuse, subtrees });
     if (!parts) outside = undefined;
     else if (!reused) outside = { parts, at: now, href };
     lastScan = { scan, at: now, href };
@@ -168,12 +177,16 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   };
 
   function armDeadline(at: number | undefined): void {
+    // Most ticks ask for the deadline already armed: re-arming it costs two timer calls per tick for nothing.
+    if (at === deadlineAt && (at === undefined || deadlineHandle !== undefined)) return;
     if (deadlineHandle !== undefined) opts.clearTimeout(deadlineHandle);
     deadlineHandle = undefined;
+    deadlineAt = at;
     if (at === undefined) return;
     deadlineHandle = opts.setTimeout(
       () => {
         deadlineHandle = undefined;
+        deadlineAt = undefined;
         safeTick();
       },
       Math.max(0, at - opts.now()) + 1,
@@ -231,10 +244,11 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       for (const handle of [throttleHandle, pollHandle, deadlineHandle]) {
         if (handle !== undefined) opts.clearTimeout(handle);
       }
-      throttleHandle = pollHandle = deadlineHandle = undefined;
+      throttleHandle = pollHandle = deadlineHandle = deadlineAt = undefined;
       dirtyObserver?.disconnect();
       dirtyObserver = undefined;
       tracker.reset();
+      subtrees.clear();
       lastScan = undefined;
       outside = undefined;
     },

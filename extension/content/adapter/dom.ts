@@ -183,10 +183,23 @@ export function startsAfter(later: Node, earlier: Node): boolean {
 export function isVisible(el: Element, win: PageWindow, hiddenContainer: (el: Element) => boolean): boolean {
   if (!el.isConnected) return false;
   for (let cur: Element | null = el; cur; cur = cur.parentElement) {
-    if (cur.hasAttribute("hidden") || cur.hasAttribute("inert")) return false;
-    if (cur.getAttribute("aria-hidden") === "true") return false;
-    if (hiddenContainer(cur)) return false;
+    if (hiddenByMarkup(cur, hiddenContainer)) return false;
   }
+  return renderedByStyle(el, win);
+}
+
+/** The element itself (not its ancestors) is hidden by markup: hidden, inert, aria-hidden, a screen-reader-only box. */
+export function hiddenByMarkup(el: Element, hiddenContainer: (el: Element) => boolean): boolean {
+  return (
+    el.hasAttribute("hidden") ||
+    el.hasAttribute("inert") ||
+    el.getAttribute("aria-hidden") === "true" ||
+    hiddenContainer(el)
+  );
+}
+
+/** The style half of `isVisible` (display, visibility, itself or through an ancestor). */
+export function renderedByStyle(el: Element, win: PageWindow): boolean {
   const withCheck = el as Element & { checkVisibility?: (this: Element, o?: object) => boolean };
   if (typeof withCheck.checkVisibility === "function") {
     return withCheck.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });

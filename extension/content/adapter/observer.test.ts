@@ -69,6 +69,32 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(reports).toHaveLength(1);
   });
 
+  it("ticks that ask for the deadline already armed keep its timer (no clear and re-arm per tick)", async () => {
+    const page = new FakeChatGpt({ layout });
+    setup.track(page);
+    let clears = 0;
+    const { adapter, states } = attachAdapter(page, {
+      clearTimeout: (h) => {
+        clears++;
+        clearTimeout(h as ReturnType<typeof setTimeout>);
+      },
+    });
+    adapter.start();
+    await vi.advanceTimersByTimeAsync(3_000);
+    page.reply = { chunks: ["Done."], final: "Done.\nstatus: working\nsummary: s\ncurrent: c\nnext: n" };
+    await Promise.all([
+      adapter.submit({ text: "go\n\n[ref: orc-arm]", marker: "orc-arm", mode: "send" }),
+      vi.advanceTimersByTimeAsync(8_000),
+    ]);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+    // Idle, with the thinking fallback and the animated-answer deadlines still ahead: 8 s of churn ticks ~50 times.
+    clears = 0;
+    churn(page, 40, 8_000);
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(clears).toBeLessThanOrEqual(3);
+    adapter.stop();
+  });
+
   it('"Message delivery timed out" → MESSAGE_DELIVERY_TIMEOUT; Retry never clicked; a fresh continue is submitted', async () => {
     const { page, states, adapter } = await setup({ layout });
     page.reply = { outcome: "delivery-timeout", stopDelayMs: 300 };

@@ -75,36 +75,64 @@ export function regionWithoutOldTurns(doc: Document, turns: readonly Element[]):
   return { whole: null, parts: [...before, ...afterByLevel.reverse().flat()] };
 }
 
+const combinedOf = new WeakMap<object, { keys: string[]; all: string[]; joined: string }>();
+
+/** The chains' keys, every selector in one list and joined (once per chains object: pass the same one each scan). */
+function combined<K extends string>(
+  chains: Record<K, readonly string[]>,
+): { keys: K[]; all: string[]; joined: string } {
+  let c = combinedOf.get(chains);
+  if (!c) {
+    const keys = Object.keys(chains) as K[];
+    const all = keys.flatMap((k) => chains[k]);
+    combinedOf.set(chains, (c = { keys, all, joined: all.join(", ") }));
+  }
+  return c as { keys: K[]; all: string[]; joined: string };
+}
+
+/** Keeps one lookup's result per subtree across scans while nothing in it changed (subtree-cache.ts). */
+export type SubtreeMemo = <T>(root: Element, compute: () => T) => T;
+
 /**
  * The elements of each chain found in the region, each list in document order. One query per subtree for all
- * chains together (the subtrees outside the thread are small), then each hit is sorted into its chains.
+ * chains together (the subtrees outside the thread are small), then each hit is sorted into its chains. `memo`
+ * keeps each subtree's sorted hits while nothing in it changed.
  */
 export function queryRegionChains<K extends string>(
   region: PageRegion,
   chains: Record<K, readonly string[]>,
+  memo?: SubtreeMemo,
 ): Record<K, Element[]> {
-  const keys = Object.keys(chains) as K[];
+  const { keys, all, joined } = combined(chains);
   const out = Object.fromEntries(keys.map((k) => [k, [] as Element[]])) as Record<K, Element[]>;
   if (region.whole) {
     for (const k of keys) out[k] = queryAll(region.whole, chains[k]);
     return out;
   }
-  const all = keys.flatMap((k) => chains[k]);
-  const joined = all.join(", ");
-  const sortIn = (el: Element) => {
+  const sortIn = (into: Record<K, Element[]>, el: Element) => {
     if (!matchesAny(el, all)) return;
-    for (const k of keys) if (matchesAny(el, chains[k])) out[k].push(el);
+    for (const k of keys) if (matchesAny(el, chains[k])) into[k].push(el);
   };
-  for (const { el, self } of region.parts) {
-    sortIn(el);
-    if (self || el.firstElementChild === null) continue;
+  const inSubtree = (el: Element): Record<K, Element[]> => {
+    const into = Object.fromEntries(keys.map((k) => [k, [] as Element[]])) as Record<K, Element[]>;
+    sortIn(into, el);
+    if (el.firstElementChild === null) return into;
     let hits: Iterable<Element>;
     try {
       hits = el.querySelectorAll(joined);
     } catch {
       hits = queryAll(el, all); // a selector this engine cannot parse (a remote one): each on its own
     }
-    for (const hit of hits) sortIn(hit);
+    for (const hit of hits) sortIn(into, hit);
+    return into;
+  };
+  for (const { el, self } of region.parts) {
+    if (self) {
+      sortIn(out, el);
+      continue;
+    }
+    const found = memo ? memo(el, () => inSubtree(el)) : inSubtree(el);
+    for (const k of keys) if (found[k].length > 0) out[k].push(...found[k]);
   }
   return out;
 }

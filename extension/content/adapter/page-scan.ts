@@ -6,14 +6,16 @@ import {
   innermost,
   isElement,
   isDisabled,
-  isVisible,
+  hiddenByMarkup,
   labelOf,
   matchesAny,
   queryAll,
   queryByPriority,
+  renderedByStyle,
   startsAfter,
 } from "./dom.ts";
 import { queryRegionChains, regionWithoutOldTurns, type PageRegion } from "./page-region.ts";
+import { cacheableChain, type SubtreeCache } from "./subtree-cache.ts";
 import { textExcluding } from "./page-text.ts";
 import {
   classifyAnswerText,
@@ -77,10 +79,18 @@ export interface PageScan {
   dialogOpen: boolean;
 }
 
-/** Element identities across ticks (a remounted node is a new element even if it looks the same). */
+/** Element identities across ticks (a remounted node is a new element even if it looks the same), the last URL. */
 export class ScanMemory {
   private readonly ids = new WeakMap<Element, number>();
   private next = 1;
+  private url: { href: string; url: PageUrl } | undefined;
+
+  /** `classifyUrl` of the location, parsed again only when its href changed (Location's getters are not cheap). */
+  urlOf(loc: Location): PageUrl {
+    const href = loc.href;
+    if (this.url?.href !== href) this.url = { href, url: classifyUrl(loc) };
+    return this.url.url;
+  }
 
   idOf(el: Element): number {
     let id = this.ids.get(el);
@@ -117,15 +127,23 @@ export interface PageWide {
 
 const DIALOGS = ['[role="dialog"]', '[role="alertdialog"]'];
 
+const pageWideOf = new WeakMap<SelectorTable, Record<keyof PageWide, readonly string[]>>();
+
+/** The page-wide chains of a table (one object per table: lookups memoize on it). */
 function pageWideChains(table: SelectorTable): Record<keyof PageWide, readonly string[]> {
-  return {
-    editor: table.editor,
-    workMode: table.workModeSelected,
-    dialog: DIALOGS,
-    notice: table.notice,
-    loginControl: table.loginControl,
-    composerContainer: table.composerContainer,
-  };
+  let chains = pageWideOf.get(table);
+  if (!chains) {
+    chains = {
+      editor: table.editor,
+      workMode: table.workModeSelected,
+      dialog: DIALOGS,
+      notice: table.notice,
+      loginControl: table.loginControl,
+      composerContainer: table.composerContainer,
+    };
+    pageWideOf.set(table, chains);
+  }
+  return chains;
 }
 
 const allPageWide = new WeakMap<SelectorTable, string[]>();
@@ -146,10 +164,26 @@ function holdsPageWide(el: Element, table: SelectorTable): boolean {
   return matchesAny(el, all) || queryAll(el, all).length > 0;
 }
 
-/** Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits. */
+const cacheable = new WeakMap<readonly string[], boolean>();
+
+/** `cacheableChain`, memoized per chain array (the table's arrays live as long as the adapter). */
+function isCacheable(chain: readonly string[]): boolean {
+  let ok = cacheable.get(chain);
+  if (ok === undefined) {
+    ok = cacheableChain(chain);
+    cacheable.set(chain, ok);
+  }
+  return ok;
+}
+
+/**
+ * Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits, and
+ * the adapter's `SubtreeCache` (lookups under a subtree that did not change since an earlier scan are not made again).
+ */
 export class ScanScope {
   private readonly isHidden: (el: Element) => boolean;
   private readonly cache = new Map<Element, boolean>();
+  private readonly markup = new Map<Element, boolean>();
   private region: PageRegion | undefined;
   private pageHits: PageWide | undefined;
 
@@ -159,6 +193,7 @@ export class ScanScope {
     readonly win: PageWindow,
     readonly table: SelectorTable,
     private readonly turns: readonly Element[] = [],
+    private readonly subtrees?: SubtreeCache,
   ) {
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
@@ -174,21 +209,55 @@ export class ScanScope {
   /** Editors, Work mode, dialogs, notices, login controls and composer containers outside the old turns. */
   pageWide(): PageWide {
     this.region ??= regionWithoutOldTurns(this.doc, this.turns);
-    this.pageHits ??= queryRegionChains(this.region, pageWideChains(this.table));
+    if (!this.pageHits) {
+      const cache = this.subtrees;
+      const memo =
+        cache && isCacheable(pageWideAll(this.table))
+          ? <T>(root: Element, compute: () => T) => cache.get(root, "pageWide", compute)
+          : undefined;
+      this.pageHits = queryRegionChains(this.region, pageWideChains(this.table), memo);
+    }
     return this.pageHits;
   }
 
+  /**
+   * `compute()` (a lookup of `chain` under `root`, `key` naming it), kept from an earlier scan while nothing under
+   * `root` changed. The same key must always mean the same lookup.
+   */
+  under<T>(root: Element, key: string, chain: readonly string[], compute: () => T): T {
+    const cache = this.subtrees;
+    return cache && isCacheable(chain) ? cache.get(root, key, compute) : compute();
+  }
+
+  /** `isVisible` (dom.ts), with the markup checks of shared ancestors made once per scan. */
   visible(el: Element): boolean {
     let v = this.cache.get(el);
     if (v === undefined) {
-      v = isVisible(el, this.win, this.isHidden);
+      v = el.isConnected && !this.markupHidden(el) && renderedByStyle(el, this.win);
       this.cache.set(el, v);
     }
     return v;
   }
 
+  /** Whether the element or an ancestor is hidden by markup (`hiddenByMarkup`), memoized per element. */
+  private markupHidden(el: Element): boolean {
+    let hidden = this.markup.get(el);
+    if (hidden === undefined) {
+      const parent = el.parentElement;
+      hidden = hiddenByMarkup(el, this.isHidden) || (parent !== null && this.markupHidden(parent));
+      this.markup.set(el, hidden);
+    }
+    return hidden;
+  }
+
   visibleOf(els: Iterable<Element>): Element[] {
     return [...els].filter((el) => this.visible(el));
+  }
+
+  /** The first element that passes `test` (cheap, checked first) and is visible. */
+  firstVisible(els: Iterable<Element>, test: (el: Element) => boolean = () => true): Element | undefined {
+    for (const el of els) if (test(el) && this.visible(el)) return el;
+    return undefined;
   }
 
   inHidden(el: Element): boolean {
@@ -223,22 +292,31 @@ export function scanComposer(scope: ScanScope): ComposerScan {
   const form = closestAny(editor, table.composerForm) ?? editor.closest("form");
   if (!form) return { ...none, editor, problem: "the composer editor is not inside a form" };
 
-  const primary = scope.visibleOf(queryByPriority(form, table.primaryButton))[0] ?? null;
+  const inForm = (key: keyof SelectorTable, byPriority = false) =>
+    scope.under(form, key, table[key], () =>
+      byPriority ? queryByPriority(form, table[key]) : queryAll(form, table[key]),
+    );
+  // The kind (attributes) is checked before visibility (style), and only until the first match.
+  const primary = scope.firstVisible(inForm("primaryButton", true)) ?? null;
   const primaryKind = primary ? buttonKind(primary, table) : "none";
   const send =
-    scope.visibleOf(queryByPriority(form, table.sendButton)).find((b) => buttonKind(b, table) === "send") ??
+    scope.firstVisible(inForm("sendButton", true), (b) => buttonKind(b, table) === "send") ??
     (primary && primaryKind === "send" ? primary : null);
   let stopVisible =
     primaryKind === "stop" ||
-    scope.visibleOf(queryAll(form, table.stopButton)).some((b) => buttonKind(b, table) === "stop");
+    scope.firstVisible(inForm("stopButton"), (b) => buttonKind(b, table) === "stop") !== undefined;
   if (!stopVisible) {
     // GPT Pro's Stop in a trailing slot: only within the composer's container, never the whole document.
     const container = closestAny(form, table.composerContainer) ?? form;
-    stopVisible = scope
-      .visibleOf(queryAll(container, table.trailingStop))
-      .some((b) => buttonKind(b, table) === "stop" && !closestAny(b, table.actionBarContainer));
+    stopVisible =
+      scope.firstVisible(
+        scope.under(container, "trailingStop", table.trailingStop, () =>
+          queryAll(container, table.trailingStop),
+        ),
+        (b) => buttonKind(b, table) === "stop" && !closestAny(b, table.actionBarContainer),
+      ) !== undefined;
   }
-  const chips = queryAll(form, table.pastedChip).length;
+  const chips = inForm("pastedChip").length;
   const workMode = scope.pageWide().workMode.length > 0;
   return { form, editor, primary, primaryKind, send, stopVisible, chips, workMode };
 }
@@ -361,14 +439,38 @@ function currentRegionRoots(doc: Document, turns: TurnScan): (Document | Element
   return roots;
 }
 
-/** `queryAll` over the current region, in document order (a region root that matches counts too). */
-function queryRegion(roots: readonly (Document | Element)[], chain: readonly string[]): Element[] {
+/**
+ * `queryAll` over the current region, in document order (a region root that matches counts too), keeping only what
+ * `keep` accepts (it must depend on the element's own subtree alone: the result is kept per root under `key`).
+ */
+function queryRegion(
+  scope: ScanScope,
+  roots: readonly (Document | Element)[],
+  key: string,
+  chain: readonly string[],
+  keep?: (el: Element) => boolean,
+  deps: readonly string[] = chain,
+): Element[] {
   const out: Element[] = [];
   for (const root of roots) {
-    if (isElement(root) && matchesAny(root, chain)) out.push(root);
-    out.push(...queryAll(root, chain));
+    const inRoot = () => {
+      const found = queryAll(root, chain);
+      if (isElement(root) && matchesAny(root, chain)) found.unshift(root);
+      return keep ? found.filter(keep) : found;
+    };
+    out.push(...(isElement(root) ? scope.under(root, key, deps, inRoot) : inRoot()));
   }
   return out;
+}
+
+const BUTTONS = ["button"];
+const retryDeps = new WeakMap<SelectorTable, string[]>();
+
+/** What the Retry lookup depends on: buttons, and the table's error Retry chain. */
+function retryLookupDeps(table: SelectorTable): string[] {
+  let deps = retryDeps.get(table);
+  if (!deps) retryDeps.set(table, (deps = [...BUTTONS, ...table.errorRetryButton]));
+  return deps;
 }
 
 /** Within the newest turn, a later non-empty message (a newer answer section) supersedes an error card. */
@@ -413,7 +515,8 @@ function regionErrors(
     if (code && !supersededInTurn(el, turns)) into.push({ code, detail: what });
   };
   const candidate = (el: Element) => inCurrentRegion(el, turns) && !closestAny(el, table.composerForm);
-  for (const card of scope.visibleOf(queryRegion(roots, table.errorCard).filter(candidate))) {
+  const cards = queryRegion(scope, roots, "errorCard", table.errorCard);
+  for (const card of scope.visibleOf(cards.filter(candidate))) {
     const text = collapse(card.textContent ?? "");
     const hasRetry = card.querySelector("button") !== null;
     consider(
@@ -423,9 +526,16 @@ function regionErrors(
       "error card",
     );
   }
-  const retries = queryRegion(roots, ["button"]).filter(
-    (b) => (LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton)) && candidate(b),
-  );
+  const retryLike = (b: Element) =>
+    LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton);
+  const retries = queryRegion(
+    scope,
+    roots,
+    "retryButtons",
+    BUTTONS,
+    retryLike,
+    retryLookupDeps(table),
+  ).filter(candidate);
   for (const retry of scope.visibleOf(retries)) {
     if (closestAny(retry, table.actionBarContainer)) continue;
     const card = cardAround(retry, table);
@@ -477,10 +587,9 @@ function turnError(
   if (newest) {
     const root = answerRoot(newest, table);
     if (root) consider(root, classifyAnswerText(root.textContent ?? ""), "error text in the answer");
-    for (const b of scope.visibleOf(newest.querySelectorAll("button"))) {
-      if (LABELS.thinkingFailed.test(labelOf(b)) && !closestAny(b, table.assistantMarkdown)) {
-        consider(b, "THINKING_FAILED", '"Thinking failed"');
-      }
+    for (const b of newest.querySelectorAll("button")) {
+      if (!LABELS.thinkingFailed.test(labelOf(b)) || closestAny(b, table.assistantMarkdown)) continue;
+      if (scope.visible(b)) consider(b, "THINKING_FAILED", '"Thinking failed"');
     }
   }
   return { error: found[0], after };
@@ -491,12 +600,12 @@ const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요
 function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null): ErrorFinding | undefined {
   const { table } = scope;
   const page = scope.pageWide();
-  for (const notice of scope.visibleOf(page.notice)) {
+  for (const notice of page.notice) {
     // Inside a turn or message it is the turn's own (old turns are not searched at all).
     if (turns.newest?.contains(notice) || closestAny(notice, table.turn) || closestAny(notice, table.message))
       continue;
     const code = classifyNoticeText(notice.textContent ?? "");
-    if (code)
+    if (code && scope.visible(notice))
       return { code, detail: `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}` };
   }
   // Banners by the composer (usage cap): short blocks of the composer's container, never the draft itself.
@@ -537,8 +646,11 @@ function approvalIn(root: Element, scope: ScanScope): boolean {
 
 /** An active thinking label ("Thinking", "Pro thinking"…) in the turn, outside the answer text. */
 function thinkingLabel(turn: Element, scope: ScanScope): boolean {
+  // The answer text is never the label: its elements are skipped before their text is read (most of a long turn).
+  const answers = queryAll(turn, scope.table.assistantMarkdown);
   let checked = 0;
   for (const el of turn.querySelectorAll("span, div, button, p")) {
+    if (answers.some((root) => root.contains(el))) continue;
     if (++checked > 400) break;
     const text = el.textContent ?? "";
     if (text.length > 60 || !LABELS.thinking.test(collapse(text))) continue;
@@ -578,6 +690,15 @@ export interface OutsideParts {
   after: RegionErrors | undefined;
 }
 
+/** What the adapter keeps from scan to scan, each fed by its mutation records (all optional: tests scan afresh). */
+export interface ScanKept {
+  tracker?: TurnTracker;
+  /** Outside parts of an earlier scan, young enough and on the same URL. */
+  reuse?: OutsideParts;
+  /** Lookups per subtree, refreshed with the records since the last scan. */
+  subtrees?: SubtreeCache;
+}
+
 export interface ScanResult {
   scan: PageScan;
   /** What the next scan may reuse; undefined when this page's state outside the newest turn cannot be reused. */
@@ -604,7 +725,7 @@ function scanOutside(
   let pageError: ErrorFinding | undefined;
   if (isLoginPath(win.location.pathname)) {
     pageError = { code: "NOT_SIGNED_IN", detail: "the login page is shown" };
-  } else if (scope.visibleOf(page.loginControl).length > 0) {
+  } else if (scope.firstVisible(page.loginControl)) {
     pageError = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
   }
   pageError ??= noticeError(scope, turns, composer.editor);
@@ -642,13 +763,13 @@ export function scanPage(
   win: PageWindow,
   table: SelectorTable,
   memory: ScanMemory,
-  tracker?: TurnTracker,
-  reuse?: OutsideParts,
+  kept: ScanKept = {},
 ): ScanResult {
+  const { tracker, reuse, subtrees } = kept;
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
-  const scope = new ScanScope(doc, win, table, turns.turns);
-  const url = classifyUrl(win.location);
+  const scope = new ScanScope(doc, win, table, turns.turns, subtrees);
+  const url = memory.urlOf(win.location);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;
 

@@ -1,11 +1,12 @@
 // Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
-// The scan that reuses what the last full scan found outside the newest answer (page-scan.ts `OutsideParts`): after
-// every kind of change it must equal a scan that looks everything up again, and it must be the one taken while only
-// the answer streams.
+// The scan that reuses what the last full scan found outside the newest answer (page-scan.ts `OutsideParts`) and the
+// lookups of unchanged subtrees (subtree-cache.ts): after every kind of change it must equal a scan that looks
+// everything up again, and it must be the one taken while only the answer streams.
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeChatGpt } from "./fixtures/fake-chatgpt.ts";
 import { ScanMemory, scanPage, type OutsideParts, type PageScan } from "./page-scan.ts";
 import { selectorTable } from "./selectors.ts";
+import { SubtreeCache } from "./subtree-cache.ts";
 import { TurnTracker } from "./turn-tracker.ts";
 
 let pages: FakeChatGpt[] = [];
@@ -34,17 +35,27 @@ function summary(scan: PageScan, memory: ScanMemory) {
   };
 }
 
-/** Scans as the adapter does (tracker fed by a document observer, outside parts carried over), checked each time. */
+/**
+ * Scans as the adapter does (tracker and subtree cache fed by a document observer, outside parts carried over),
+ * checked each time.
+ */
 function scanner(page: FakeChatGpt) {
   const table = selectorTable();
   const memory = new ScanMemory();
   const tracker = new TurnTracker(table.turn);
-  const observer = new page.win.MutationObserver((records) => tracker.note(records));
+  const subtrees = new SubtreeCache();
+  const observer = new page.win.MutationObserver((records) => {
+    tracker.note(records);
+    subtrees.note(records);
+  });
   observer.observe(page.doc, { childList: true, subtree: true, characterData: true, attributes: true });
   let outside: OutsideParts | undefined;
   const scan = (): { scan: PageScan; reused: boolean } => {
-    tracker.note(observer.takeRecords());
-    const result = scanPage(page.win, table, memory, tracker, outside);
+    const queued = observer.takeRecords();
+    tracker.note(queued);
+    subtrees.note(queued);
+    subtrees.refresh();
+    const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees });
     outside = result.outside;
     // Everything looked up again: no tracker, nothing reused.
     const fresh = scanPage(page.win, table, memory).scan;
