@@ -18,6 +18,8 @@ startContentBridge({
       onReport,
       setTimeout: (fn, ms) => window.setTimeout(fn, ms),
       clearTimeout: (handle) => window.clearTimeout(handle as number),
+      requestAnimationFrame: (fn) => window.requestAnimationFrame(fn),
+      cancelAnimationFrame: (handle) => window.cancelAnimationFrame(handle as number),
     }),
 });
 

@@ -76,6 +76,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let lastEmitted: StateReport | undefined;
   let observer: MutationObserver | undefined;
   let throttleHandle: unknown;
+  /** A throttled tick waiting for the next frame (see `scheduleTick`). */
+  let frameHandle: unknown;
   let pollHandle: unknown;
   let deadlineHandle: unknown;
   /** The moment `deadlineHandle` fires for (a tick that asks for the same one keeps the armed timer). */
@@ -193,12 +195,28 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     );
   }
 
-  /** Mutations only schedule a tick; at most one per throttle interval however much the DOM churns. */
+  /**
+   * Mutations only schedule a tick; at most one per throttle interval however much the DOM churns. In a visible tab the
+   * tick then waits for the next frame and runs just after it: a scan reads style (visibility), and right after the
+   * page's own rendering update there is none left to force, where in the middle of the page's work the scan would
+   * do that work synchronously (about a millisecond on a long conversation). Hidden tabs render no frames: there the
+   * tick runs at once.
+   */
   const scheduleTick = (): void => {
-    if (!started || throttleHandle !== undefined) return;
+    if (!started || throttleHandle !== undefined || frameHandle !== undefined) return;
     throttleHandle = opts.setTimeout(() => {
       throttleHandle = undefined;
-      safeTick();
+      if (!opts.requestAnimationFrame || win.document.visibilityState !== "visible") {
+        safeTick();
+        return;
+      }
+      frameHandle = opts.requestAnimationFrame(() => {
+        frameHandle = undefined;
+        throttleHandle = opts.setTimeout(() => {
+          throttleHandle = undefined;
+          safeTick();
+        }, 0);
+      });
     }, timing.throttleMs);
   };
 
@@ -244,7 +262,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       for (const handle of [throttleHandle, pollHandle, deadlineHandle]) {
         if (handle !== undefined) opts.clearTimeout(handle);
       }
-      throttleHandle = pollHandle = deadlineHandle = deadlineAt = undefined;
+      if (frameHandle !== undefined) opts.cancelAnimationFrame?.(frameHandle);
+      throttleHandle = pollHandle = deadlineHandle = deadlineAt = frameHandle = undefined;
       dirtyObserver?.disconnect();
       dirtyObserver = undefined;
       tracker.reset();

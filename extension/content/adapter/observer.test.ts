@@ -261,6 +261,55 @@ describe("lifecycle", () => {
     expect(states()).toEqual(["ready", "closed"]);
   });
 
+  it("in a visible tab a mutation tick runs after the next frame; in a hidden one at once; stop() cancels a frame", async () => {
+    const page = new FakeChatGpt({ layout: "classic" });
+    setup.track(page);
+    const frames = new Map<number, () => void>();
+    let next = 0;
+    const { adapter, states } = attachAdapter(page, {
+      requestAnimationFrame: (fn) => {
+        frames.set(++next, fn);
+        return next;
+      },
+      cancelAnimationFrame: (handle) => void frames.delete(handle as number),
+    });
+    const runFrames = () => {
+      const due = [...frames.values()];
+      frames.clear();
+      for (const fn of due) fn();
+    };
+    adapter.start();
+    for (let t = 0; t < 3_000; t += 100) {
+      await vi.advanceTimersByTimeAsync(100);
+      runFrames();
+    }
+    expect(states()).toEqual(["ready"]);
+
+    // Between polls (every second since start): only the mutation tick can report.
+    page.setPrimary("stop");
+    await vi.advanceTimersByTimeAsync(400);
+    expect(frames.size).toBe(1); // asked for the frame, waiting for it
+    expect(states()).toEqual(["ready"]);
+    runFrames();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(states()).toEqual(["ready", "generating"]);
+
+    Object.defineProperty(page.doc, "visibilityState", { value: "hidden", configurable: true });
+    page.setPrimary("voice");
+    await vi.advanceTimersByTimeAsync(160); // the throttle interval, then the tick at once
+    expect(frames.size).toBe(0);
+    expect(states()).toEqual(["ready", "generating"]); // Stop gone: idle only after the debounce
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(states()).toEqual(["ready", "generating", "idle"]);
+
+    Object.defineProperty(page.doc, "visibilityState", { value: "visible", configurable: true });
+    page.setPrimary("stop");
+    await vi.advanceTimersByTimeAsync(200);
+    expect(frames.size).toBe(1);
+    adapter.stop();
+    expect(frames.size).toBe(0);
+  });
+
   it("before start() nothing is reported, and current() classifies the page right now", async () => {
     const page = new FakeChatGpt({ layout: "composer-2026" });
     setup.track(page);

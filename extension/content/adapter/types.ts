@@ -27,6 +27,9 @@ export interface StateReport {
 export interface Scheduler {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** The page's frame callback; without it mutation ticks do not wait for the next frame (tests, other hosts). */
+  requestAnimationFrame?(fn: () => void): unknown;
+  cancelAnimationFrame?(handle: unknown): void;
 }
 
 /** Every wait of the adapter, in milliseconds. Defaults in `DEFAULT_TIMING` (timing.ts). */
