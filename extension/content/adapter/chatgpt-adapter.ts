@@ -127,14 +127,21 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   let outside: { parts: OutsideParts; at: number; href: string } | undefined;
+  /** The records' two readers; both start over whenever records may have been missed. */
+  const noteRecords = (records: readonly MutationRecord[]): void => {
+    tracker.note(records);
+    subtrees.note(records);
+  };
+  const forgetRecords = (): void => {
+    tracker.reset();
+    subtrees.clear();
+  };
   const scanNow = (): PageScan => {
     if (!dirtyObserver) {
-      tracker.reset();
-      subtrees.clear();
+      forgetRecords();
       dirtyObserver = new win.MutationObserver((records) => {
         lastScan = undefined;
-        tracker.note(records);
-        subtrees.note(records);
+        noteRecords(records);
       });
       dirtyObserver.observe(win.document, {
         childList: true,
@@ -146,8 +153,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     const queued = dirtyObserver.takeRecords();
     if (queued.length > 0) {
       lastScan = undefined;
-      tracker.note(queued);
-      subtrees.note(queued);
+      noteRecords(queued);
     }
     const now = opts.now();
     const href = win.location.href;
@@ -266,8 +272,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       throttleHandle = pollHandle = deadlineHandle = deadlineAt = frameHandle = undefined;
       dirtyObserver?.disconnect();
       dirtyObserver = undefined;
-      tracker.reset();
-      subtrees.clear();
+      forgetRecords();
       lastScan = undefined;
       outside = undefined;
     },

@@ -2,6 +2,7 @@
 // Realm-neutral on purpose (no `instanceof` against globals): content scripts and jsdom run in other realms.
 
 import type { PageWindow } from "./types.ts";
+import { weakMemo } from "./weak-memo.ts";
 
 const ELEMENT_NODE = 1;
 
@@ -130,17 +131,8 @@ export function innermost(els: readonly Element[]): Element[] {
   });
 }
 
-const joined = new WeakMap<readonly string[], string>();
-
 /** The chain as one selector list (memoized: tables are built once, and this runs on every ancestor walk). */
-export function joinedChain(chain: readonly string[]): string {
-  let css = joined.get(chain);
-  if (css === undefined) {
-    css = chain.join(", ");
-    joined.set(chain, css);
-  }
-  return css;
-}
+export const joinedChain = weakMemo((chain: readonly string[]): string => chain.join(", "));
 
 export function matchesAny(el: Element, chain: readonly string[]): boolean {
   if (chain.length === 0) return false;
@@ -172,21 +164,15 @@ export function startsAfter(later: Node, earlier: Node): boolean {
   return (pos & 4) !== 0 && (pos & 8) === 0;
 }
 
-/**
- * The visibility rule of research §2 as observation uses it: rendered (a layout box; not display:none or
- * visibility:hidden, itself or through an ancestor), no hidden/aria-hidden/inert ancestor, not inside a
- * screen-reader-only container (`hiddenContainer`). Where `checkVisibility` exists it answers from style alone;
- * the research's non-empty-box test needs the page's layout, and forcing that after every mutation batch cost
- * most of a scan on a long conversation (bench:adapter), so the box is checked only before a click (`hasBox`).
- * Without `checkVisibility` the box and the computed style are read.
+/*
+ * The visibility rule of research §2 as observation uses it (ScanScope.visible in page-scan.ts puts it together):
+ * connected, `hiddenByMarkup` false for the element and every ancestor (no hidden/aria-hidden/inert ancestor, not
+ * inside a screen-reader-only container), and `renderedByStyle` (not display:none or visibility:hidden, itself or
+ * through an ancestor). Where `checkVisibility` exists it answers from style alone; the research's non-empty-box test
+ * needs the page's layout, and forcing that after every mutation batch cost most of a scan on a long conversation
+ * (bench:adapter), so the box is checked only before a click (`hasBox`). Without `checkVisibility` the box and the
+ * computed style are read.
  */
-export function isVisible(el: Element, win: PageWindow, hiddenContainer: (el: Element) => boolean): boolean {
-  if (!el.isConnected) return false;
-  for (let cur: Element | null = el; cur; cur = cur.parentElement) {
-    if (hiddenByMarkup(cur, hiddenContainer)) return false;
-  }
-  return renderedByStyle(el, win);
-}
 
 /** The element itself (not its ancestors) is hidden by markup: hidden, inert, aria-hidden, a screen-reader-only box. */
 export function hiddenByMarkup(el: Element, hiddenContainer: (el: Element) => boolean): boolean {
@@ -198,7 +184,7 @@ export function hiddenByMarkup(el: Element, hiddenContainer: (el: Element) => bo
   );
 }
 
-/** The style half of `isVisible` (display, visibility, itself or through an ancestor). */
+/** The style half of the visibility rule (display, visibility, itself or through an ancestor). */
 export function renderedByStyle(el: Element, win: PageWindow): boolean {
   const withCheck = el as Element & { checkVisibility?: (this: Element, o?: object) => boolean };
   if (typeof withCheck.checkVisibility === "function") {

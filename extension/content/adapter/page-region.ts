@@ -1,6 +1,7 @@
 // The page without its old turns: where page-wide lookups (composer editor, Work mode, dialogs, notices, login
 // controls, banners) look, so their cost does not grow with the length of the conversation.
 import { matchesAny, queryAll } from "./dom.ts";
+import { weakMemo } from "./weak-memo.ts";
 
 /**
  * Subtrees to search, in document order. `self` entries are the thread container and its ancestors: only the element
@@ -75,19 +76,17 @@ export function regionWithoutOldTurns(doc: Document, turns: readonly Element[]):
   return { whole: null, parts: [...before, ...afterByLevel.reverse().flat()] };
 }
 
-const combinedOf = new WeakMap<object, { keys: string[]; all: string[]; joined: string }>();
-
 /** The chains' keys, every selector in one list and joined (once per chains object: pass the same one each scan). */
+const combinedOf = weakMemo((chains: Record<string, readonly string[]>) => {
+  const keys = Object.keys(chains);
+  const all = keys.flatMap((k) => chains[k]!);
+  return { keys, all, joined: all.join(", ") };
+});
+
 function combined<K extends string>(
   chains: Record<K, readonly string[]>,
 ): { keys: K[]; all: string[]; joined: string } {
-  let c = combinedOf.get(chains);
-  if (!c) {
-    const keys = Object.keys(chains) as K[];
-    const all = keys.flatMap((k) => chains[k]);
-    combinedOf.set(chains, (c = { keys, all, joined: all.join(", ") }));
-  }
-  return c as { keys: K[]; all: string[]; joined: string };
+  return combinedOf(chains) as { keys: K[]; all: string[]; joined: string };
 }
 
 /** Keeps one lookup's result per subtree across scans while nothing in it changed (subtree-cache.ts). */

@@ -16,6 +16,7 @@ import {
 } from "./dom.ts";
 import { queryRegionChains, regionWithoutOldTurns, type PageRegion } from "./page-region.ts";
 import { cacheableChain, type SubtreeCache } from "./subtree-cache.ts";
+import { weakMemo } from "./weak-memo.ts";
 import { textExcluding } from "./page-text.ts";
 import {
   classifyAnswerText,
@@ -127,36 +128,18 @@ export interface PageWide {
 
 const DIALOGS = ['[role="dialog"]', '[role="alertdialog"]'];
 
-const pageWideOf = new WeakMap<SelectorTable, Record<keyof PageWide, readonly string[]>>();
-
 /** The page-wide chains of a table (one object per table: lookups memoize on it). */
-function pageWideChains(table: SelectorTable): Record<keyof PageWide, readonly string[]> {
-  let chains = pageWideOf.get(table);
-  if (!chains) {
-    chains = {
-      editor: table.editor,
-      workMode: table.workModeSelected,
-      dialog: DIALOGS,
-      notice: table.notice,
-      loginControl: table.loginControl,
-      composerContainer: table.composerContainer,
-    };
-    pageWideOf.set(table, chains);
-  }
-  return chains;
-}
-
-const allPageWide = new WeakMap<SelectorTable, string[]>();
+const pageWideChains = weakMemo((table: SelectorTable): Record<keyof PageWide, readonly string[]> => ({
+  editor: table.editor,
+  workMode: table.workModeSelected,
+  dialog: DIALOGS,
+  notice: table.notice,
+  loginControl: table.loginControl,
+  composerContainer: table.composerContainer,
+}));
 
 /** Every page-wide chain in one list (memoized per table, so `matchesAny` reuses its joined selector). */
-function pageWideAll(table: SelectorTable): string[] {
-  let all = allPageWide.get(table);
-  if (!all) {
-    all = Object.values(pageWideChains(table)).flat();
-    allPageWide.set(table, all);
-  }
-  return all;
-}
+const pageWideAll = weakMemo((table: SelectorTable): string[] => Object.values(pageWideChains(table)).flat());
 
 /** Whether anything a page-wide lookup looks for is inside `el` (or is `el`). */
 function holdsPageWide(el: Element, table: SelectorTable): boolean {
@@ -164,17 +147,8 @@ function holdsPageWide(el: Element, table: SelectorTable): boolean {
   return matchesAny(el, all) || queryAll(el, all).length > 0;
 }
 
-const cacheable = new WeakMap<readonly string[], boolean>();
-
 /** `cacheableChain`, memoized per chain array (the table's arrays live as long as the adapter). */
-function isCacheable(chain: readonly string[]): boolean {
-  let ok = cacheable.get(chain);
-  if (ok === undefined) {
-    ok = cacheableChain(chain);
-    cacheable.set(chain, ok);
-  }
-  return ok;
-}
+const isCacheable = weakMemo(cacheableChain);
 
 /**
  * Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits, and
@@ -229,7 +203,7 @@ export class ScanScope {
     return cache && isCacheable(chain) ? cache.get(root, key, compute) : compute();
   }
 
-  /** `isVisible` (dom.ts), with the markup checks of shared ancestors made once per scan. */
+  /** The visibility rule (dom.ts, above `hiddenByMarkup`), with shared ancestors' markup checked once per scan. */
   visible(el: Element): boolean {
     let v = this.cache.get(el);
     if (v === undefined) {
@@ -464,14 +438,9 @@ function queryRegion(
 }
 
 const BUTTONS = ["button"];
-const retryDeps = new WeakMap<SelectorTable, string[]>();
 
 /** What the Retry lookup depends on: buttons, and the table's error Retry chain. */
-function retryLookupDeps(table: SelectorTable): string[] {
-  let deps = retryDeps.get(table);
-  if (!deps) retryDeps.set(table, (deps = [...BUTTONS, ...table.errorRetryButton]));
-  return deps;
-}
+const retryLookupDeps = weakMemo((table: SelectorTable): string[] => [...BUTTONS, ...table.errorRetryButton]);
 
 /** Within the newest turn, a later non-empty message (a newer answer section) supersedes an error card. */
 function supersededInTurn(el: Element, turns: TurnScan): boolean {

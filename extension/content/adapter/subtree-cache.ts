@@ -28,7 +28,7 @@ export class SubtreeCache {
   private readonly spine = new Set<Node>();
   private pending: MutationRecord[] = [];
   private overflow = false;
-  /** Results answered from the cache / computed (tests and benches read them). */
+  /** Results answered from the cache / computed (for tests). */
   hits = 0;
   misses = 0;
 
