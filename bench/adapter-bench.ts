@@ -12,6 +12,8 @@ import type { BenchConfig, BenchResults, PageBench } from "./adapter-bench-page.
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000);
 const LAYOUT = (process.env.BENCH_LAYOUT ?? "classic") as Layout;
+/** Earlier turns the conversation already holds when the page loads (a quick look at a long thread's cost). */
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 0);
 /**
  * The adapter's timings except two, shortened so 1,000 turns fit in minutes: the idle debounce (default 2 s)
  * and submit's proof poll (default 100 ms). The replay never pauses between busy signals for anywhere near
@@ -77,9 +79,28 @@ type BenchWindow = Window & {
 };
 
 async function openConversation(fake: FakeChatGPT, page: Page): Promise<string> {
-  // An existing, empty conversation: every turn is a follow-up on a stable /c/<uuid> URL, as for a worker.
+  // An existing conversation (empty unless BENCH_HISTORY): every turn is a follow-up on a stable /c/<uuid> URL, as
+  // for a worker.
   const id = randomUUID();
-  fake.conversations.set(id, { id, turns: [], live: null, workerId: null, runId: null });
+  const turns = Array.from({ length: HISTORY }, (_, i) => [
+    {
+      role: "user" as const,
+      id: randomUUID(),
+      text: `Continue with step ${i + 1}.`,
+      tools: [],
+      error: null,
+      complete: true,
+    },
+    {
+      role: "assistant" as const,
+      id: randomUUID(),
+      text: answer(i + 1),
+      tools: [],
+      error: null,
+      complete: true,
+    },
+  ]).flat();
+  fake.conversations.set(id, { id, turns, live: null, workerId: null, runId: null });
   const url = `https://chatgpt.com/c/${id}`;
   // The document gets cross-origin isolation headers so performance.now() has 5 µs resolution instead of 100 µs;
   // everything else the page loads is same-origin and goes to the fake untouched (streams are not buffered).
@@ -182,7 +203,9 @@ async function main(): Promise<void> {
     const other = summary(r.otherTimerMs);
     const quarter = Math.ceil(TURNS / 4);
     console.log(
-      `adapter in Chromium (${LAYOUT} layout), ${TURNS} streamed turns in ${elapsedS} s, ` +
+      `adapter in Chromium (${LAYOUT} layout), ${TURNS} streamed turns` +
+        (HISTORY > 0 ? ` after ${HISTORY} loaded with the page` : "") +
+        ` in ${elapsedS} s, ` +
         `${r.domElements} elements in the page at the end, crossOriginIsolated ${r.crossOriginIsolated}`,
     );
     console.log(
@@ -213,6 +236,7 @@ async function main(): Promise<void> {
       browser: "chromium",
       layout: LAYOUT,
       turns: TURNS,
+      history: HISTORY,
       elapsedS,
       idleDebounceMs: CONFIG.idleDebounceMs,
       domElements: r.domElements,

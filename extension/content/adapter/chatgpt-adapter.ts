@@ -127,7 +127,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   let outside: { parts: OutsideParts; at: number; href: string } | undefined;
-  /** The records' two readers; both start over whenever records may have been missed. */
+  /** The records' two readers, fed as records are delivered; both start over whenever records may have been missed. */
   const noteRecords = (records: readonly MutationRecord[]): void => {
     tracker.note(records);
     subtrees.note(records);
@@ -160,7 +160,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
     const reuse =
       outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    subtrees.refresh();
     const { scan, outside: parts, reused } = scanPage(win, table, memory, { tracker, reuse, subtrees });
     if (!parts) outside = undefined;
     else if (!reused) outside = { parts, at: now, href };

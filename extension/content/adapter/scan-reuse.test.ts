@@ -54,7 +54,6 @@ function scanner(page: FakeChatGpt) {
     const queued = observer.takeRecords();
     tracker.note(queued);
     subtrees.note(queued);
-    subtrees.refresh();
     const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees });
     outside = result.outside;
     // Everything looked up again: no tracker, nothing reused.

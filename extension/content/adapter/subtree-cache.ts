@@ -1,8 +1,5 @@
 // Query results kept per subtree across scans, dropped as soon as a mutation record touches the subtree: a scan then
 // walks only the parts of the page that changed since the last one (the composer, the newest turn), not the rest.
-/** Past this many buffered records between scans everything is dropped instead of read record by record. */
-const MAX_PENDING = 20_000;
-
 /**
  * Whether a chain's matches inside a subtree depend only on that subtree and its ancestors, and only on what mutation
  * records report: no sibling combinator (`~`, `+`), no `:has()` reaching elsewhere, and no pseudo-class but `:not()`
@@ -26,45 +23,35 @@ export function cacheableChain(chain: readonly string[]): boolean {
 export class SubtreeCache {
   private readonly entries = new Map<Element, Map<string, unknown>>();
   private readonly spine = new Set<Node>();
-  private pending: MutationRecord[] = [];
-  private overflow = false;
+  /**
+   * Nodes whose ancestors' entries are all dropped already, since the last entry was added: streaming delivers its
+   * records in many small batches on the same few targets, and a walk to the root for each would cost more than the
+   * scan it saves. A node moved elsewhere later gets a record on its new parent, whose walk covers the new ancestors.
+   */
+  private readonly walked = new Set<Node>();
   /** Results answered from the cache / computed (for tests). */
   hits = 0;
   misses = 0;
-
-  /** Buffers records for the next `refresh()` (cheap: the observer callback stays a push). */
-  note(records: readonly MutationRecord[]): void {
-    if (this.overflow) return;
-    if (this.pending.length + records.length > MAX_PENDING) {
-      this.overflow = true;
-      this.pending = [];
-      return;
-    }
-    for (const r of records) this.pending.push(r);
-  }
 
   /** Drops everything (records may have been missed: the observer was not attached). */
   clear(): void {
     this.entries.clear();
     this.spine.clear();
-    this.pending = [];
-    this.overflow = false;
+    this.walked.clear();
   }
 
-  /** Applies the buffered records; call before a scan reads through `get`. */
-  refresh(): void {
-    if (this.overflow) {
-      this.clear();
-      return;
-    }
-    const records = this.pending;
-    this.pending = [];
+  /**
+   * Applies records as they are delivered, in the observer's callback (a scan must not start with records of its
+   * own still undelivered: take them from the observer and note them first). Doing it here rather than at the scan
+   * keeps a scan from reading a whole turn's records in one go.
+   */
+  note(records: readonly MutationRecord[]): void {
     if (this.entries.size === 0) return;
-    // Streaming makes hundreds of records between scans, nearly all on a few targets, and each getter of a record is
-    // a call into the browser: only `target` is read, except on the spine. A removal elsewhere cannot detach a cached
-    // root (every root's parent is on the spine), so it only invalidates what its target is inside. Each node's
-    // ancestors are walked once per refresh.
-    const walked = new Set<Node>();
+    // Streaming makes many records, nearly all on a few targets, and each getter of a record is a call into the
+    // browser: only `target` is read, except on the spine. A removal elsewhere cannot detach a cached root (every
+    // root's parent is on the spine), so it only invalidates what its target is inside. Each node's ancestors are
+    // walked once between scans.
+    const walked = this.walked;
     let previous: Node | undefined;
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
@@ -96,6 +83,7 @@ export class SubtreeCache {
     this.misses++;
     const value = compute();
     if (!root.isConnected) return value; // a detached subtree changes without records
+    this.walked.clear(); // a new entry: its ancestors must be walked again
     if (kept) kept.set(key, value);
     else {
       this.entries.set(root, new Map([[key, value]]));

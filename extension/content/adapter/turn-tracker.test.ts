@@ -59,6 +59,27 @@ describe.each(Object.entries(LAYOUTS))("turn tracking, %s layout", (_name, turnH
     }
   };
 
+  it("records are read when they are delivered, so turns() reads none (a scan starts with the list up to date)", () => {
+    append(0, 2);
+    const tracker = new TurnTracker(CHAIN);
+    expect(tracker.turns(document)).toHaveLength(2);
+    const observer = new MutationObserver(() => undefined);
+    observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+    stop = () => observer.disconnect();
+    append(2, 2);
+    thread().lastElementChild!.querySelector("p")!.textContent = "streaming";
+    let reads = 0;
+    const counted = observer
+      .takeRecords()
+      .map((r) => new Proxy(r, { get: (target, key): unknown => (reads++, Reflect.get(target, key)) }));
+    tracker.note(counted);
+    const atDelivery = reads;
+    expect(atDelivery).toBeGreaterThan(0);
+    expect(tracker.turns(document)).toEqual(innermost(queryAll(document, CHAIN)));
+    expect(reads).toBe(atDelivery);
+    expect(tracker.fullQueries).toBe(1);
+  });
+
   it("appended turns are tracked from records alone, and streaming inside the newest turn costs no query", () => {
     append(0, 4);
     const t = tracked();

@@ -2,9 +2,6 @@
 // scan: a long thread (thousands of elements) is walked only when tracking cannot be sure (see `TurnTracker`).
 import { innermost, isElement, matchesAny, queryAll, startsAfter } from "./dom.ts";
 
-/** Past this many buffered records between scans the tracker stops buffering and queries afresh. */
-const MAX_PENDING = 20_000;
-
 /**
  * Attributes a chain's matches depend on, or undefined when a match can depend on anything else (combinators,
  * pseudo-classes: an ancestor's or sibling's change could make an element match without a record for it).
@@ -24,25 +21,26 @@ export function watchedAttributes(chain: readonly string[]): Set<string> | undef
 
 /**
  * Turn containers (the innermost matches of the turn chain, in document order). The first `turns()` and any that
- * follows an uncertain change queries the whole document; otherwise only the mutation records since the last
- * call are read: a turn added after the newest is appended, and anything else that could change the list (a
- * removed subtree holding a turn, a turn added before or inside the newest, a turn attribute changed, a thread
- * remounted, records dropped) makes the next call query afresh. The records must come from an observer of the
- * whole document with childList, subtree and attributes; `reset()` whenever records may have been missed.
+ * follows an uncertain change queries the whole document; otherwise the list is kept from mutation records, read as
+ * they are delivered (`note`): a turn added after the newest is appended, and anything else that could change the list
+ * (a removed subtree holding a turn, a turn added before or inside the newest, a turn attribute changed, a thread
+ * remounted, records dropped) makes the next call query afresh. The records must come from an observer of the whole
+ * document with childList, subtree and attributes; `reset()` whenever records may have been missed.
  */
 export class TurnTracker {
   private list: Element[] = [];
   private tracked = new Set<Element>();
   private valid = false;
-  private pending: MutationRecord[] = [];
+  /** Whether a record since the last `turns()` fell outside the newest turn or changed the list. */
+  private changedOutside = false;
   private readonly joined: string;
   private readonly attrs: Set<string> | undefined;
   /** Full queries made so far (tests check that tracking did not fall back when it should not). */
   fullQueries = 0;
   /**
-   * Whether the last `turns()` read only records inside the newest turn (including characterData and any attribute),
-   * with the list unchanged: the page outside that turn is as it was at the previous call (page-scan.ts reuses what
-   * it found there). False after a full query, so after a reset or an overflow.
+   * Whether every record between the last two `turns()` calls was inside the newest turn (including characterData and
+   * any attribute), with the list unchanged: the page outside that turn is as it was at the previous call (page-scan.ts
+   * reuses what it found there). False after a full query, so after a reset.
    */
   insideNewest = false;
 
@@ -51,25 +49,25 @@ export class TurnTracker {
     this.attrs = watchedAttributes(chain);
   }
 
-  /** Buffers records for the next `turns()` (cheap: the observer callback stays a push). */
+  /**
+   * Reads records as they are delivered, in the observer's callback: a scan then finds the list up to date instead of
+   * reading a whole turn's worth of records in one go (each record getter is a call into the browser).
+   */
   note(records: readonly MutationRecord[]): void {
-    if (!this.valid || this.attrs === undefined) return;
-    if (this.pending.length + records.length > MAX_PENDING) {
-      this.reset();
-      return;
-    }
-    for (const r of records) this.pending.push(r);
+    if (!this.valid || this.attrs === undefined || records.length === 0) return;
+    if (!this.apply(records)) this.valid = false;
   }
 
   /** Forget everything: the next `turns()` queries the document. */
   reset(): void {
     this.valid = false;
-    this.pending = [];
   }
 
   /** The current turn list. The array is the caller's to keep (a copy). */
   turns(doc: Document): Element[] {
-    if (!this.valid || this.attrs === undefined || !this.apply()) this.full(doc);
+    if (!this.valid || this.attrs === undefined) this.full(doc);
+    else this.insideNewest = !this.changedOutside;
+    this.changedOutside = false;
     return this.list.slice();
   }
 
@@ -78,12 +76,11 @@ export class TurnTracker {
     this.insideNewest = false;
     this.list = innermost(queryAll(doc, this.chain));
     this.tracked = new Set(this.list);
-    this.pending = [];
     this.valid = true;
   }
 
   /**
-   * Applies the buffered records; false when the list could be wrong and must be queried again. A record whose target
+   * Applies a batch of records; false when the list could be wrong and must be queried again. A record whose target
    * is inside a turn (the newest, or one added by an earlier record of the batch: streaming text, most of a long
    * answer's records) is not read node by node. Turns are innermost matches, so nothing removed from inside one was
    * a turn, and one query per such turn at the end finds a turn added inside it. Containment is judged at the end,
@@ -91,10 +88,7 @@ export class TurnTracker {
    * after it (a subtree moved into the turn later in the batch could have lost a turn first); otherwise every tracked
    * turn must still be connected.
    */
-  private apply(): boolean {
-    const records = this.pending;
-    this.pending = [];
-    this.insideNewest = true;
+  private apply(records: readonly MutationRecord[]): boolean {
     const last = this.list[this.list.length - 1];
     const found = new Set<Element>();
     /** The turn (newest or found) each record target is in, null for none; judged once per target. */
@@ -112,10 +106,15 @@ export class TurnTracker {
       let turn = turnOf.get(target);
       if (turn === undefined) {
         turn = null;
-        for (let cur: Node | null = target; cur; cur = cur.parentNode) {
-          if (cur === last || found.has(cur as Element)) {
-            turn = cur as Element;
-            break;
+        if (found.size === 0) {
+          // The common case (streaming): one native call instead of a step per ancestor.
+          if (last?.contains(target)) turn = last;
+        } else {
+          for (let cur: Node | null = target; cur; cur = cur.parentNode) {
+            if (cur === last || found.has(cur as Element)) {
+              turn = cur as Element;
+              break;
+            }
           }
         }
         turnOf.set(target, turn);
@@ -123,7 +122,7 @@ export class TurnTracker {
       const type = r.type;
       // An attribute of a turn itself can make it stop being one: that record takes the full path.
       if (turn !== null && !(type === "attributes" && target === turn)) {
-        if (turn !== last) this.insideNewest = false;
+        if (turn !== last) this.changedOutside = true;
         if (type === "childList") {
           let indexes = byTarget.get(target);
           if (!indexes) byTarget.set(target, (indexes = []));
@@ -140,7 +139,7 @@ export class TurnTracker {
         }
         continue;
       }
-      this.insideNewest = false;
+      this.changedOutside = true;
       if (type === "attributes") {
         if (!this.attrs!.has(r.attributeName ?? "") || !isElement(target)) continue;
         const matches = this.matches(target);
@@ -165,7 +164,7 @@ export class TurnTracker {
     if (this.movedIn(records, byTarget, firstRemoval, addedAt) && this.list.some((el) => !el.isConnected))
       return false;
     if (found.size === 0) return true;
-    this.insideNewest = false;
+    this.changedOutside = true;
     const added: Element[] = [];
     for (const el of found) {
       if (!el.isConnected) continue; // added and removed again within the records: its removal was checked
