@@ -15,6 +15,7 @@ import {
 import { selectorTable } from "./selectors.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
+import { MarkupMemo } from "./markup-memo.ts";
 import { SubtreeCache } from "./subtree-cache.ts";
 import { resolveTiming } from "./timing.ts";
 import { TurnTracker } from "./turn-tracker.ts";
@@ -70,6 +71,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   // Fed by the same observer that marks the last scan stale, so a scan reads only what changed since the last.
   const tracker = new TurnTracker(table.turn);
   const subtrees = new SubtreeCache();
+  const markup = new MarkupMemo();
   const machine = new StateMachine(timing);
 
   let started = false;
@@ -127,14 +129,16 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let dirtyObserver: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   let outside: { parts: OutsideParts; at: number; href: string } | undefined;
-  /** The records' two readers, fed as records are delivered; both start over whenever records may have been missed. */
+  /** The records' readers, fed as records are delivered; all start over whenever records may have been missed. */
   const noteRecords = (records: readonly MutationRecord[]): void => {
     tracker.note(records);
     subtrees.note(records);
+    markup.note(records);
   };
   const forgetRecords = (): void => {
     tracker.reset();
     subtrees.clear();
+    markup.clear();
   };
   const scanNow = (): PageScan => {
     if (!dirtyObserver) {
@@ -160,7 +164,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
     const reuse =
       outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    const { scan, outside: parts, reused } = scanPage(win, table, memory, { tracker, reuse, subtrees });
+    const kept = { tracker, reuse, subtrees, markup };
+    const { scan, outside: parts, reused } = scanPage(win, table, memory, kept);
     if (!parts) outside = undefined;
     else if (!reused) outside = { parts, at: now, href };
     lastScan = { scan, at: now, href };

@@ -15,6 +15,7 @@ import {
   startsAfter,
 } from "./dom.ts";
 import { queryRegionChains, regionWithoutOldTurns, type PageRegion } from "./page-region.ts";
+import type { MarkupMemo } from "./markup-memo.ts";
 import { cacheableChain, type SubtreeCache } from "./subtree-cache.ts";
 import { weakMemo } from "./weak-memo.ts";
 import { textExcluding } from "./page-text.ts";
@@ -152,10 +153,13 @@ const isCacheable = weakMemo(cacheableChain);
 
 /**
  * Per-scan lookups shared by every check: the visually hidden containers, a visibility cache, page-wide hits, and
- * the adapter's `SubtreeCache` (lookups under a subtree that did not change since an earlier scan are not made again).
+ * the adapter's `SubtreeCache` (lookups under a subtree that did not change since an earlier scan are not made again)
+ * and `MarkupMemo` (each element's own hidden markup, while its attributes did not change).
  */
 export class ScanScope {
   private readonly isHidden: (el: Element) => boolean;
+  /** Whether `isHidden` looks at the element's own classes only (so `MarkupMemo` may keep its answers). */
+  private readonly hiddenBySelf: boolean;
   private readonly cache = new Map<Element, boolean>();
   private readonly markup = new Map<Element, boolean>();
   private region: PageRegion | undefined;
@@ -168,13 +172,16 @@ export class ScanScope {
     readonly table: SelectorTable,
     private readonly turns: readonly Element[] = [],
     private readonly subtrees?: SubtreeCache,
+    private readonly markupMemo?: MarkupMemo,
   ) {
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
     const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
     if (classes.every((c): c is string => c !== undefined)) {
+      this.hiddenBySelf = true;
       this.isHidden = (el) => classes.some((c) => el.classList.contains(c));
     } else {
+      this.hiddenBySelf = false;
       const hidden = new Set(queryAll(doc, table.visuallyHidden));
       this.isHidden = (el) => hidden.has(el);
     }
@@ -218,7 +225,11 @@ export class ScanScope {
     let hidden = this.markup.get(el);
     if (hidden === undefined) {
       const parent = el.parentElement;
-      hidden = hiddenByMarkup(el, this.isHidden) || (parent !== null && this.markupHidden(parent));
+      const self =
+        this.markupMemo && this.hiddenBySelf
+          ? this.markupMemo.selfHidden(el, this.isHidden)
+          : hiddenByMarkup(el, this.isHidden);
+      hidden = self || (parent !== null && this.markupHidden(parent));
       this.markup.set(el, hidden);
     }
     return hidden;
@@ -664,8 +675,10 @@ export interface ScanKept {
   tracker?: TurnTracker;
   /** Outside parts of an earlier scan, young enough and on the same URL. */
   reuse?: OutsideParts;
-  /** Lookups per subtree, refreshed with the records since the last scan. */
+  /** Lookups per subtree, kept current by the records. */
   subtrees?: SubtreeCache;
+  /** Each element's own hidden markup, kept current by the records. */
+  markup?: MarkupMemo;
 }
 
 export interface ScanResult {
@@ -734,10 +747,10 @@ export function scanPage(
   memory: ScanMemory,
   kept: ScanKept = {},
 ): ScanResult {
-  const { tracker, reuse, subtrees } = kept;
+  const { tracker, reuse, subtrees, markup } = kept;
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
-  const scope = new ScanScope(doc, win, table, turns.turns, subtrees);
+  const scope = new ScanScope(doc, win, table, turns.turns, subtrees, markup);
   const url = memory.urlOf(win.location);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FakeChatGpt } from "./fixtures/fake-chatgpt.ts";
 import { ScanMemory, scanPage, type OutsideParts, type PageScan } from "./page-scan.ts";
 import { selectorTable } from "./selectors.ts";
+import { MarkupMemo } from "./markup-memo.ts";
 import { SubtreeCache } from "./subtree-cache.ts";
 import { TurnTracker } from "./turn-tracker.ts";
 
@@ -36,7 +37,7 @@ function summary(scan: PageScan, memory: ScanMemory) {
 }
 
 /**
- * Scans as the adapter does (tracker and subtree cache fed by a document observer, outside parts carried over),
+ * Scans as the adapter does (tracker, subtree cache and markup memo fed by a document observer, outside parts carried over),
  * checked each time.
  */
 function scanner(page: FakeChatGpt) {
@@ -44,9 +45,11 @@ function scanner(page: FakeChatGpt) {
   const memory = new ScanMemory();
   const tracker = new TurnTracker(table.turn);
   const subtrees = new SubtreeCache();
+  const markup = new MarkupMemo();
   const observer = new page.win.MutationObserver((records) => {
     tracker.note(records);
     subtrees.note(records);
+    markup.note(records);
   });
   observer.observe(page.doc, { childList: true, subtree: true, characterData: true, attributes: true });
   let outside: OutsideParts | undefined;
@@ -54,7 +57,8 @@ function scanner(page: FakeChatGpt) {
     const queued = observer.takeRecords();
     tracker.note(queued);
     subtrees.note(queued);
-    const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees });
+    markup.note(queued);
+    const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees, markup });
     outside = result.outside;
     // Everything looked up again: no tracker, nothing reused.
     const fresh = scanPage(page.win, table, memory).scan;
@@ -103,6 +107,27 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     const back = scan();
     expect(back.reused).toBe(false);
     expect(back.scan.busy).toBe("stop button");
+    stop();
+  });
+
+  it("the composer hidden by markup and shown again is seen at once, the element's own and an ancestor's", () => {
+    const { page, turn, scan, stop } = open();
+    const editor = scan().scan.composer.editor!;
+    // Not the form itself: happy-dom's form is a Proxy, and its records name the object behind it.
+    const container = editor.closest("form")!.parentElement!;
+    for (const [el, hide] of [
+      [editor, (e: Element) => e.setAttribute("aria-hidden", "true")],
+      [container, (e: Element) => e.setAttribute("hidden", "")],
+      [editor, (e: Element) => e.classList.add("sr-only")],
+    ] as const) {
+      hide(el);
+      stream(page, turn, "more");
+      expect(scan().scan.composer.editor).toBeNull();
+      el.removeAttribute("aria-hidden");
+      el.removeAttribute("hidden");
+      el.classList.remove("sr-only");
+      expect(scan().scan.composer.editor).toBe(editor);
+    }
     stop();
   });
 
