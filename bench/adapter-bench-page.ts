@@ -1,5 +1,5 @@
 // Browser side of bench:adapter, bundled with the real adapter and run inside the fake chatgpt.com page: it starts
-// the unmodified adapter with its scheduler and MutationObservers wrapped for timing, and submits each turn.
+// the unmodified adapter with its scheduler and MutationObserver wrapped for timing, and submits each turn.
 import { createChatGptAdapter } from "../extension/content/adapter/index.ts";
 import type { ConversationState, StateReport } from "../extension/content/adapter/index.ts";
 
@@ -42,7 +42,7 @@ export interface PageBench {
 
 /**
  * How the cost is measured, without any hook in the adapter: the adapter gets its timers and the page's
- * MutationObserver from outside (the scheduler is injected, the observers are built from `window`), so both are
+ * MutationObserver from outside (the scheduler is injected, the observer is built from `window`), so both are
  * wrapped here with performance.now() around the adapter's own callbacks. A timer scheduled while one of the
  * adapter's observer callbacks runs is the throttled tick of that mutation batch. In a visible page that timer only
  * asks for the next frame, whose callback sets a 0 ms timer for the tick itself: the three callbacks are one chain,
@@ -143,7 +143,7 @@ export function startBench(config: BenchConfig): PageBench {
     idleDebounceMs: config.idleDebounceMs,
     timing: { submitPollMs: config.submitPollMs },
   });
-  // Both adapter observers are built synchronously in start() (the dirty-check one on its first scan).
+  // The adapter builds its one observer synchronously in start() (on its first scan).
   window.MutationObserver = TimedObserver;
   try {
     adapter.start();

@@ -28,8 +28,11 @@ import type {
   SubmitRequest,
 } from "./types.ts";
 
-/** Attributes whose changes can flip a busy/idle signal (research §3); anything else is childList/text. */
-const ATTRIBUTE_FILTER = [
+/**
+ * Attributes whose changes can flip a busy/idle signal (research §3): a change of one of these, or any childList or
+ * text change, schedules a tick; any other attribute only marks the last scan stale.
+ */
+const TICK_ATTRIBUTES = new Set([
   "disabled",
   "aria-disabled",
   "data-testid",
@@ -41,7 +44,16 @@ const ATTRIBUTE_FILTER = [
   "class",
   "style",
   "contenteditable",
-];
+]);
+
+/** Whether a batch of records holds a change that schedules a tick (see `TICK_ATTRIBUTES`). */
+function schedulesTick(records: readonly MutationRecord[]): boolean {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    if (r.type !== "attributes" || TICK_ATTRIBUTES.has(r.attributeName ?? "")) return true;
+  }
+  return false;
+}
 
 /**
  * Blocks compare by content: a finished turn that changes later (a sources row, "Thought for 12s") is parsed
@@ -76,7 +88,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
 
   let started = false;
   let lastEmitted: StateReport | undefined;
-  let observer: MutationObserver | undefined;
   let throttleHandle: unknown;
   /** A throttled tick waiting for the next frame (see `scheduleTick`). */
   let frameHandle: unknown;
@@ -120,13 +131,15 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     };
   };
 
+  // One observer of the whole document, attached by the first scan: every mutation marks the last scan stale and feeds
+  // the record readers, and once started a childList or text change or a `TICK_ATTRIBUTES` change schedules a tick.
   // A scan is reused while nothing in the document or the URL changed (a hidden tab polls cheaply); any
   // mutation, even one whose record is still queued, forces a fresh one, and so does age. The records also keep
   // the turn list current (turn-tracker.ts); the tracker starts over whenever the observer was not attached.
   // When they all fell inside the newest answer (streaming), the fresh scan reuses what the last full scan found
   // outside it (page-scan.ts `OutsideParts`), for at most `pollMs` and on the same URL. Otherwise lookups under
   // subtrees without records since they were made are kept (subtree-cache.ts).
-  let dirtyObserver: MutationObserver | undefined;
+  let observer: MutationObserver | undefined;
   let lastScan: { scan: PageScan; at: number; href: string } | undefined;
   let outside: { parts: OutsideParts; at: number; href: string } | undefined;
   /** The records' readers, fed as records are delivered; all start over whenever records may have been missed. */
@@ -141,20 +154,21 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     markup.clear();
   };
   const scanNow = (): PageScan => {
-    if (!dirtyObserver) {
+    if (!observer) {
       forgetRecords();
-      dirtyObserver = new win.MutationObserver((records) => {
+      observer = new win.MutationObserver((records) => {
         lastScan = undefined;
         noteRecords(records);
+        if (schedulesTick(records)) scheduleTick();
       });
-      dirtyObserver.observe(win.document, {
+      observer.observe(win.document, {
         childList: true,
         subtree: true,
         characterData: true,
         attributes: true,
       });
     }
-    const queued = dirtyObserver.takeRecords();
+    const queued = observer.takeRecords();
     if (queued.length > 0) {
       lastScan = undefined;
       noteRecords(queued);
@@ -247,15 +261,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     start() {
       if (started) return;
       started = true;
-      const mo = new win.MutationObserver(scheduleTick);
-      observer = mo;
-      mo.observe(win.document, {
-        childList: true,
-        subtree: true,
-        characterData: true,
-        attributes: true,
-        attributeFilter: ATTRIBUTE_FILTER,
-      });
       win.addEventListener("pagehide", onPageHide);
       win.addEventListener("popstate", scheduleTick);
       poll();
@@ -265,8 +270,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     stop() {
       if (!started) return;
       started = false;
-      observer?.disconnect();
-      observer = undefined;
       win.removeEventListener("pagehide", onPageHide);
       win.removeEventListener("popstate", scheduleTick);
       for (const handle of [throttleHandle, pollHandle, deadlineHandle]) {
@@ -274,8 +277,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       }
       if (frameHandle !== undefined) opts.cancelAnimationFrame?.(frameHandle);
       throttleHandle = pollHandle = deadlineHandle = deadlineAt = frameHandle = undefined;
-      dirtyObserver?.disconnect();
-      dirtyObserver = undefined;
+      observer?.disconnect();
+      observer = undefined;
       forgetRecords();
       lastScan = undefined;
       outside = undefined;

@@ -261,6 +261,44 @@ describe("lifecycle", () => {
     expect(states()).toEqual(["ready", "closed"]);
   });
 
+  it("one document observer: any change is read, and only text, children and the signal attributes schedule a tick", async () => {
+    const page = new FakeChatGpt({ layout: "classic" });
+    setup.track(page);
+    const Native = page.win.MutationObserver;
+    let built = 0;
+    page.win.MutationObserver = class extends Native {
+      constructor(callback: MutationCallback) {
+        super(callback);
+        built++;
+      }
+    };
+    const frames: (() => void)[] = [];
+    const { adapter } = attachAdapter(page, {
+      requestAnimationFrame: (fn) => frames.push(fn),
+      cancelAnimationFrame: () => undefined,
+    });
+    adapter.start();
+    for (let t = 0; t < 3_000; t += 100) {
+      await vi.advanceTimersByTimeAsync(100);
+      for (const fn of frames.splice(0)) fn();
+    }
+    expect(built).toBe(1);
+    const node = page.doc.createElement("div");
+    page.doc.body.appendChild(node);
+    await vi.advanceTimersByTimeAsync(400);
+    for (const fn of frames.splice(0)) fn();
+    await vi.advanceTimersByTimeAsync(1);
+
+    node.setAttribute("aria-expanded", "true"); // no busy/idle signal reads it: no tick
+    await vi.advanceTimersByTimeAsync(400);
+    expect(frames).toHaveLength(0);
+    node.setAttribute("data-state", "open"); // a signal attribute: one tick, after the frame
+    await vi.advanceTimersByTimeAsync(400);
+    expect(frames).toHaveLength(1);
+    adapter.stop();
+    expect(built).toBe(1);
+  });
+
   it("in a visible tab a mutation tick runs after the next frame; in a hidden one at once; stop() cancels a frame", async () => {
     const page = new FakeChatGpt({ layout: "classic" });
     setup.track(page);
