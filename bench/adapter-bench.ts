@@ -82,23 +82,12 @@ async function openConversation(fake: FakeChatGPT, page: Page): Promise<string> 
   // An existing conversation (empty unless BENCH_HISTORY): every turn is a follow-up on a stable /c/<uuid> URL, as
   // for a worker.
   const id = randomUUID();
+  const stored = (role: "user" | "assistant", text: string) => {
+    return { role, id: randomUUID(), text, tools: [], error: null, complete: true };
+  };
   const turns = Array.from({ length: HISTORY }, (_, i) => [
-    {
-      role: "user" as const,
-      id: randomUUID(),
-      text: `Continue with step ${i + 1}.`,
-      tools: [],
-      error: null,
-      complete: true,
-    },
-    {
-      role: "assistant" as const,
-      id: randomUUID(),
-      text: answer(i + 1),
-      tools: [],
-      error: null,
-      complete: true,
-    },
+    stored("user", `Continue with step ${i + 1}.`),
+    stored("assistant", answer(i + 1)),
   ]).flat();
   fake.conversations.set(id, { id, turns, live: null, workerId: null, runId: null });
   const url = `https://chatgpt.com/c/${id}`;

@@ -80,7 +80,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const timing = resolveTiming(opts);
   const table = selectorTable(opts.selectors);
   const memory = new ScanMemory();
-  // Fed by the same observer that marks the last scan stale, so a scan reads only what changed since the last.
+  // The record readers: fed by the observer that marks the last scan stale, so a scan reads only what changed.
   const tracker = new TurnTracker(table.turn);
   const subtrees = new SubtreeCache();
   const markup = new MarkupMemo();

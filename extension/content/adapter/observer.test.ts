@@ -26,6 +26,30 @@ function churn(page: FakeChatGpt, everyMs: number, forMs: number): void {
   }, everyMs);
 }
 
+/** A started adapter whose frames the test runs by hand (`runFrames`), after the initial quiet period. */
+async function startWithFrames(page: FakeChatGpt) {
+  const frames = new Map<number, () => void>();
+  let next = 0;
+  const attached = attachAdapter(page, {
+    requestAnimationFrame: (fn) => {
+      frames.set(++next, fn);
+      return next;
+    },
+    cancelAnimationFrame: (handle) => void frames.delete(handle as number),
+  });
+  const runFrames = () => {
+    const due = [...frames.values()];
+    frames.clear();
+    for (const fn of due) fn();
+  };
+  attached.adapter.start();
+  for (let t = 0; t < 3_000; t += 100) {
+    await vi.advanceTimersByTimeAsync(100);
+    runFrames();
+  }
+  return { ...attached, frames, runFrames };
+}
+
 describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
   it("one report per real transition while the answer streams in 60 chunks under heavy churn", async () => {
     const { page, states, adapter } = await setup({ layout });
@@ -272,29 +296,20 @@ describe("lifecycle", () => {
         built++;
       }
     };
-    const frames: (() => void)[] = [];
-    const { adapter } = attachAdapter(page, {
-      requestAnimationFrame: (fn) => frames.push(fn),
-      cancelAnimationFrame: () => undefined,
-    });
-    adapter.start();
-    for (let t = 0; t < 3_000; t += 100) {
-      await vi.advanceTimersByTimeAsync(100);
-      for (const fn of frames.splice(0)) fn();
-    }
+    const { adapter, frames, runFrames } = await startWithFrames(page);
     expect(built).toBe(1);
     const node = page.doc.createElement("div");
     page.doc.body.appendChild(node);
     await vi.advanceTimersByTimeAsync(400);
-    for (const fn of frames.splice(0)) fn();
+    runFrames();
     await vi.advanceTimersByTimeAsync(1);
 
     node.setAttribute("aria-expanded", "true"); // no busy/idle signal reads it: no tick
     await vi.advanceTimersByTimeAsync(400);
-    expect(frames).toHaveLength(0);
+    expect(frames.size).toBe(0);
     node.setAttribute("data-state", "open"); // a signal attribute: one tick, after the frame
     await vi.advanceTimersByTimeAsync(400);
-    expect(frames).toHaveLength(1);
+    expect(frames.size).toBe(1);
     adapter.stop();
     expect(built).toBe(1);
   });
@@ -302,25 +317,7 @@ describe("lifecycle", () => {
   it("in a visible tab a mutation tick runs after the next frame; in a hidden one at once; stop() cancels a frame", async () => {
     const page = new FakeChatGpt({ layout: "classic" });
     setup.track(page);
-    const frames = new Map<number, () => void>();
-    let next = 0;
-    const { adapter, states } = attachAdapter(page, {
-      requestAnimationFrame: (fn) => {
-        frames.set(++next, fn);
-        return next;
-      },
-      cancelAnimationFrame: (handle) => void frames.delete(handle as number),
-    });
-    const runFrames = () => {
-      const due = [...frames.values()];
-      frames.clear();
-      for (const fn of due) fn();
-    };
-    adapter.start();
-    for (let t = 0; t < 3_000; t += 100) {
-      await vi.advanceTimersByTimeAsync(100);
-      runFrames();
-    }
+    const { adapter, states, frames, runFrames } = await startWithFrames(page);
     expect(states()).toEqual(["ready"]);
 
     // Between polls (every second since start): only the mutation tick can report.

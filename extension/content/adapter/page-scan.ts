@@ -158,8 +158,8 @@ const isCacheable = weakMemo(cacheableChain);
  */
 export class ScanScope {
   private readonly isHidden: (el: Element) => boolean;
-  /** Whether `isHidden` looks at the element's own classes only (so `MarkupMemo` may keep its answers). */
-  private readonly hiddenBySelf: boolean;
+  /** `hiddenByMarkup` of the element itself (from `MarkupMemo` when the hidden classes are the element's own). */
+  private readonly selfHidden: (el: Element) => boolean;
   private readonly cache = new Map<Element, boolean>();
   private readonly markup = new Map<Element, boolean>();
   private region: PageRegion | undefined;
@@ -172,18 +172,24 @@ export class ScanScope {
     readonly table: SelectorTable,
     private readonly turns: readonly Element[] = [],
     private readonly subtrees?: SubtreeCache,
-    private readonly markupMemo?: MarkupMemo,
+    markupMemo?: MarkupMemo,
   ) {
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
     const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
-    if (classes.every((c): c is string => c !== undefined)) {
-      this.hiddenBySelf = true;
-      this.isHidden = (el) => classes.some((c) => el.classList.contains(c));
+    const isHidden = classes.every((c): c is string => c !== undefined)
+      ? (el: Element) => classes.some((c) => el.classList.contains(c))
+      : undefined;
+    if (isHidden) {
+      this.isHidden = isHidden;
+      this.selfHidden = markupMemo
+        ? (el) => markupMemo.selfHidden(el, isHidden)
+        : (el) => hiddenByMarkup(el, isHidden);
     } else {
-      this.hiddenBySelf = false;
+      // A selector that depends on other elements can change without a record on this one: nothing is remembered.
       const hidden = new Set(queryAll(doc, table.visuallyHidden));
       this.isHidden = (el) => hidden.has(el);
+      this.selfHidden = (el) => hiddenByMarkup(el, this.isHidden);
     }
   }
 
@@ -210,6 +216,14 @@ export class ScanScope {
     return cache && isCacheable(chain) ? cache.get(root, key, compute) : compute();
   }
 
+  /** The table's chain `key` under `root` (in priority order when `byPriority`), through `under`. */
+  lookup(root: Element, key: keyof SelectorTable, byPriority = false): Element[] {
+    const chain = this.table[key];
+    return this.under(root, key, chain, () =>
+      byPriority ? queryByPriority(root, chain) : queryAll(root, chain),
+    );
+  }
+
   /** The visibility rule (dom.ts, above `hiddenByMarkup`), with shared ancestors' markup checked once per scan. */
   visible(el: Element): boolean {
     let v = this.cache.get(el);
@@ -225,11 +239,7 @@ export class ScanScope {
     let hidden = this.markup.get(el);
     if (hidden === undefined) {
       const parent = el.parentElement;
-      const self =
-        this.markupMemo && this.hiddenBySelf
-          ? this.markupMemo.selfHidden(el, this.isHidden)
-          : hiddenByMarkup(el, this.isHidden);
-      hidden = self || (parent !== null && this.markupHidden(parent));
+      hidden = this.selfHidden(el) || (parent !== null && this.markupHidden(parent));
       this.markup.set(el, hidden);
     }
     return hidden;
@@ -277,10 +287,7 @@ export function scanComposer(scope: ScanScope): ComposerScan {
   const form = closestAny(editor, table.composerForm) ?? editor.closest("form");
   if (!form) return { ...none, editor, problem: "the composer editor is not inside a form" };
 
-  const inForm = (key: keyof SelectorTable, byPriority = false) =>
-    scope.under(form, key, table[key], () =>
-      byPriority ? queryByPriority(form, table[key]) : queryAll(form, table[key]),
-    );
+  const inForm = (key: keyof SelectorTable, byPriority = false) => scope.lookup(form, key, byPriority);
   // The kind (attributes) is checked before visibility (style), and only until the first match.
   const primary = scope.firstVisible(inForm("primaryButton", true)) ?? null;
   const primaryKind = primary ? buttonKind(primary, table) : "none";
@@ -295,9 +302,7 @@ export function scanComposer(scope: ScanScope): ComposerScan {
     const container = closestAny(form, table.composerContainer) ?? form;
     stopVisible =
       scope.firstVisible(
-        scope.under(container, "trailingStop", table.trailingStop, () =>
-          queryAll(container, table.trailingStop),
-        ),
+        scope.lookup(container, "trailingStop"),
         (b) => buttonKind(b, table) === "stop" && !closestAny(b, table.actionBarContainer),
       ) !== undefined;
   }
