@@ -16,6 +16,7 @@ import { selectorTable } from "./selectors.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
 import { MarkupMemo } from "./markup-memo.ts";
+import { RegionMemo } from "./page-region.ts";
 import { SubtreeCache } from "./subtree-cache.ts";
 import { resolveTiming } from "./timing.ts";
 import { TurnTracker } from "./turn-tracker.ts";
@@ -84,6 +85,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const tracker = new TurnTracker(table.turn);
   const subtrees = new SubtreeCache();
   const markup = new MarkupMemo();
+  const regions = new RegionMemo();
   const machine = new StateMachine(timing);
 
   let started = false;
@@ -178,7 +180,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
     const reuse =
       outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    const kept = { tracker, reuse, subtrees, markup };
+    const kept = { tracker, reuse, subtrees, markup, regions };
     const { scan, outside: parts, reused } = scanPage(win, table, memory, kept);
     if (!parts) outside = undefined;
     else if (!reused) outside = { parts, at: now, href };

@@ -33,15 +33,30 @@ function commonAncestor(a: Element, b: Element): Element | null {
  * turns this is the whole document.
  */
 export function regionWithoutOldTurns(doc: Document, turns: readonly Element[]): PageRegion {
+  return buildRegion(doc, turns).region;
+}
+
+/** Where the old turns were cut out: the thread container and its children holding the first and the newest turn. */
+interface Cut {
+  readonly first: Element;
+  readonly newest: Element;
+  readonly thread: Element;
+  readonly firstChild: Element;
+  readonly newestChild: Element;
+}
+
+const WHOLE = (doc: Document) => ({ region: { whole: doc, parts: [] } });
+
+function buildRegion(doc: Document, turns: readonly Element[]): { region: PageRegion; cut?: Cut } {
   const first = turns[0];
   const newest = turns[turns.length - 1];
   const root = doc.documentElement;
-  if (!first || !newest || first === newest || !root) return { whole: doc, parts: [] };
+  if (!first || !newest || first === newest || !root) return WHOLE(doc);
   const thread = commonAncestor(first, newest);
-  if (!thread || thread === first || thread === newest) return { whole: doc, parts: [] };
+  if (!thread || thread === first || thread === newest) return WHOLE(doc);
   const path: Element[] = [];
   for (let cur: Element | null = thread; cur; cur = cur.parentElement) path.push(cur);
-  if (path[path.length - 1] !== root) return { whole: doc, parts: [] };
+  if (path[path.length - 1] !== root) return WHOLE(doc);
   path.reverse();
   type Part = { el: Element; self: boolean };
   const before: Part[] = [];
@@ -73,7 +88,44 @@ export function regionWithoutOldTurns(doc: Document, turns: readonly Element[]):
     before.push({ el: child, self: false });
   }
   // Later siblings of inner levels come before those of outer levels.
-  return { whole: null, parts: [...before, ...afterByLevel.reverse().flat()] };
+  return {
+    region: { whole: null, parts: [...before, ...afterByLevel.reverse().flat()] },
+    cut: { first, newest, thread, firstChild, newestChild },
+  };
+}
+
+/**
+ * `regionWithoutOldTurns`, kept from scan to scan. The region is made of the children of the thread container and of
+ * its ancestors, so it stays the same while the turns at both ends are the same elements, each still hangs from the
+ * same child of the thread, and no mutation record touched the thread or an ancestor. The caller passes a `version`
+ * that changes whenever such a record may have come: the subtree cache's `spineVersion`, which counts records on the
+ * ancestors of its cached subtrees; the region's subtrees are among them once page-wide lookups were kept for them.
+ */
+export class RegionMemo {
+  private kept: { cut: Cut; version: number; region: PageRegion } | undefined;
+  /** Regions built rather than kept (tests check both ways). */
+  builds = 0;
+
+  region(doc: Document, turns: readonly Element[], version: number): PageRegion {
+    const kept = this.kept;
+    const first = turns[0];
+    const newest = turns[turns.length - 1];
+    if (
+      kept &&
+      kept.version === version &&
+      kept.cut.first === first &&
+      kept.cut.newest === newest &&
+      // A turn moved under another child of the thread makes records on those children only (not the thread).
+      childOf(kept.cut.thread, kept.cut.first) === kept.cut.firstChild &&
+      childOf(kept.cut.thread, kept.cut.newest) === kept.cut.newestChild
+    ) {
+      return kept.region;
+    }
+    this.builds++;
+    const built = buildRegion(doc, turns);
+    this.kept = built.cut ? { cut: built.cut, version, region: built.region } : undefined;
+    return built.region;
+  }
 }
 
 /** The chains' keys, every selector in one list and joined (once per chains object: pass the same one each scan). */

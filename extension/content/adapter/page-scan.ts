@@ -14,7 +14,7 @@ import {
   renderedByStyle,
   startsAfter,
 } from "./dom.ts";
-import { queryRegionChains, regionWithoutOldTurns, type PageRegion } from "./page-region.ts";
+import { queryRegionChains, regionWithoutOldTurns, type PageRegion, type RegionMemo } from "./page-region.ts";
 import type { MarkupMemo } from "./markup-memo.ts";
 import { cacheableChain, type SubtreeCache } from "./subtree-cache.ts";
 import { weakMemo } from "./weak-memo.ts";
@@ -173,6 +173,7 @@ export class ScanScope {
     private readonly turns: readonly Element[] = [],
     private readonly subtrees?: SubtreeCache,
     markupMemo?: MarkupMemo,
+    private readonly regions?: RegionMemo,
   ) {
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
@@ -195,13 +196,17 @@ export class ScanScope {
 
   /** Editors, Work mode, dialogs, notices, login controls and composer containers outside the old turns. */
   pageWide(): PageWide {
-    this.region ??= regionWithoutOldTurns(this.doc, this.turns);
+    const cache = this.subtrees;
+    const kept = cache !== undefined && isCacheable(pageWideAll(this.table));
+    // The region is kept only where its subtrees' lookups are: that is what puts its elements on the cache's spine.
+    this.region ??=
+      kept && this.regions
+        ? this.regions.region(this.doc, this.turns, cache.spineVersion)
+        : regionWithoutOldTurns(this.doc, this.turns);
     if (!this.pageHits) {
-      const cache = this.subtrees;
-      const memo =
-        cache && isCacheable(pageWideAll(this.table))
-          ? <T>(root: Element, compute: () => T) => cache.get(root, "pageWide", compute)
-          : undefined;
+      const memo = kept
+        ? <T>(root: Element, compute: () => T) => cache.get(root, "pageWide", compute)
+        : undefined;
       this.pageHits = queryRegionChains(this.region, pageWideChains(this.table), memo);
     }
     return this.pageHits;
@@ -580,6 +585,9 @@ function turnError(
   return { error: found[0], after };
 }
 
+/** The turn and message chains as one (a notice inside either is the turn's own; one walk up instead of two). */
+const turnOrMessage = weakMemo((table: SelectorTable): string[] => [...table.turn, ...table.message]);
+
 const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
 
 function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null): ErrorFinding | undefined {
@@ -587,8 +595,7 @@ function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null):
   const page = scope.pageWide();
   for (const notice of page.notice) {
     // Inside a turn or message it is the turn's own (old turns are not searched at all).
-    if (turns.newest?.contains(notice) || closestAny(notice, table.turn) || closestAny(notice, table.message))
-      continue;
+    if (turns.newest?.contains(notice) || closestAny(notice, turnOrMessage(table))) continue;
     const code = classifyNoticeText(notice.textContent ?? "");
     if (code && scope.visible(notice))
       return { code, detail: `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}` };
@@ -629,17 +636,31 @@ function approvalIn(root: Element, scope: ScanScope): boolean {
   );
 }
 
+/** The elements a thinking label can be: the tags of `thinkingLabel`'s walk. */
+const LABEL_TAGS = new Set(["SPAN", "DIV", "BUTTON", "P"]);
+
 /** An active thinking label ("Thinking", "Pro thinking"…) in the turn, outside the answer text. */
 function thinkingLabel(turn: Element, scope: ScanScope): boolean {
-  // The answer text is never the label: its elements are skipped before their text is read (most of a long turn).
-  const answers = queryAll(turn, scope.table.assistantMarkdown);
+  // The answer text is never the label: the walk steps over each answer's subtree without entering it, so its cost
+  // follows the turn's controls, not the length of the answer (a long answer holds thousands of elements).
+  const answers = new Set(queryAll(turn, scope.table.assistantMarkdown));
   let checked = 0;
-  for (const el of turn.querySelectorAll("span, div, button, p")) {
-    if (answers.some((root) => root.contains(el))) continue;
-    if (++checked > 400) break;
-    const text = el.textContent ?? "";
-    if (text.length > 60 || !LABELS.thinking.test(collapse(text))) continue;
-    if (!closestAny(el, scope.table.assistantMarkdown) && !scope.inHidden(el)) return true;
+  let el = turn.firstElementChild;
+  while (el) {
+    const inside = answers.has(el);
+    if (!inside && LABEL_TAGS.has(el.tagName)) {
+      if (++checked > 400) return false;
+      const text = el.textContent ?? "";
+      if (text.length <= 60 && LABELS.thinking.test(collapse(text))) {
+        if (!closestAny(el, scope.table.assistantMarkdown) && !scope.inHidden(el)) return true;
+      }
+    }
+    // Document order: into the children (not an answer's), else the next sibling of the element or an ancestor.
+    let next = inside ? null : el.firstElementChild;
+    for (let cur: Element | null = el; !next && cur && cur !== turn; cur = cur.parentElement) {
+      next = cur.nextElementSibling;
+    }
+    el = next;
   }
   return false;
 }
@@ -684,6 +705,8 @@ export interface ScanKept {
   subtrees?: SubtreeCache;
   /** Each element's own hidden markup, kept current by the records. */
   markup?: MarkupMemo;
+  /** The page region around the thread, kept while the subtree cache's spine is unchanged (needs `subtrees`). */
+  regions?: RegionMemo;
 }
 
 export interface ScanResult {
@@ -752,10 +775,10 @@ export function scanPage(
   memory: ScanMemory,
   kept: ScanKept = {},
 ): ScanResult {
-  const { tracker, reuse, subtrees, markup } = kept;
+  const { tracker, reuse, subtrees, markup, regions } = kept;
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
-  const scope = new ScanScope(doc, win, table, turns.turns, subtrees, markup);
+  const scope = new ScanScope(doc, win, table, turns.turns, subtrees, markup, regions);
   const url = memory.urlOf(win.location);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;

@@ -7,6 +7,7 @@ import { FakeChatGpt } from "./fixtures/fake-chatgpt.ts";
 import { ScanMemory, scanPage, type OutsideParts, type PageScan } from "./page-scan.ts";
 import { selectorTable } from "./selectors.ts";
 import { MarkupMemo } from "./markup-memo.ts";
+import { RegionMemo } from "./page-region.ts";
 import { SubtreeCache } from "./subtree-cache.ts";
 import { TurnTracker } from "./turn-tracker.ts";
 
@@ -46,6 +47,7 @@ function scanner(page: FakeChatGpt) {
   const tracker = new TurnTracker(table.turn);
   const subtrees = new SubtreeCache();
   const markup = new MarkupMemo();
+  const regions = new RegionMemo();
   const observer = new page.win.MutationObserver((records) => {
     tracker.note(records);
     subtrees.note(records);
@@ -58,14 +60,14 @@ function scanner(page: FakeChatGpt) {
     tracker.note(queued);
     subtrees.note(queued);
     markup.note(queued);
-    const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees, markup });
+    const result = scanPage(page.win, table, memory, { tracker, reuse: outside, subtrees, markup, regions });
     outside = result.outside;
     // Everything looked up again: no tracker, nothing reused.
     const fresh = scanPage(page.win, table, memory).scan;
     expect(summary(result.scan, memory)).toEqual(summary(fresh, memory));
     return result;
   };
-  return { scan, stop: () => observer.disconnect() };
+  return { scan, regions, stop: () => observer.disconnect() };
 }
 
 describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
@@ -211,6 +213,74 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     const ended = scan();
     expect(ended).toMatchObject({ reused: true, scan: { actionBar: true, animated: false } });
     expect(ended.scan.error).toBeUndefined();
+    stop();
+  });
+
+  it("the page region is kept while the thread and its ancestors are unchanged, and built again after each change", () => {
+    const { page, scan, regions, stop } = open();
+    page.appendUserTurn("next");
+    const answer = page.appendAssistantTurn("Next answer", { streaming: true });
+    page.setPrimary("voice"); // full scans from here on: the region is what they look through
+    scan();
+    const built = regions.builds;
+    page.setPrimary("stop");
+    scan();
+    stream(page, answer, "a");
+    page.setPrimary("voice");
+    scan();
+    expect(regions.builds).toBe(built);
+    // A notice in the thread after the newest turn, and one in a portal: records on the thread and on <body>.
+    const inThread = page.doc.createElement("div");
+    inThread.setAttribute("role", "alert");
+    inThread.textContent = "Too many requests. Please slow down.";
+    page.turnsRoot.appendChild(inThread);
+    expect(scan().scan.error?.code).toBe("RATE_LIMITED");
+    expect(regions.builds).toBe(built + 1);
+    inThread.remove();
+    expect(scan().scan.error).toBeUndefined();
+    const dialog = page.addToPortal("rate-limit-dialog");
+    expect(scan().scan.error?.code).toBe("RATE_LIMITED");
+    dialog.remove();
+    scan();
+    // The first turn moved from one wrapper into the next: the records land on the two wrappers only (not on the thread),
+    // and the region's old-turn range must now start at the second, so a notice left in the first is looked at.
+    const first = page.turnsRoot.firstElementChild!;
+    const wrapper = (children: Element[]) => {
+      const w = page.doc.createElement("div");
+      w.append(...children);
+      return w;
+    };
+    const notice = page.doc.createElement("div");
+    notice.setAttribute("role", "alert");
+    notice.textContent = "Too many requests. Please slow down.";
+    const holder = wrapper([notice]);
+    page.turnsRoot.insertBefore(holder, first);
+    holder.appendChild(first);
+    const next = wrapper([]);
+    page.turnsRoot.insertBefore(next, holder.nextElementSibling);
+    expect(scan().scan.error).toBeUndefined(); // beside the first turn: among the old turns, not looked at
+    const before = regions.builds;
+    next.appendChild(first);
+    expect(scan().scan.error?.code).toBe("RATE_LIMITED");
+    expect(regions.builds).toBe(before + 1);
+    stop();
+  });
+
+  it("a thinking label beside the answer is busy wherever it is nested; the same words inside the answer are not", () => {
+    const { page, turn, scan, stop } = open();
+    page.setPrimary("voice");
+    stream(page, turn, "Thinking about it, the plan holds."); // in the answer: text, never a label
+    expect(scan().scan.thinking).toBe(false);
+    const label = page.addToNewestTurn("thinking-label");
+    expect(scan().scan.thinking).toBe(true);
+    // Deeper, after the answer, beside text long enough that no wrapper reads as the label: found by going down.
+    const nest = page.doc.createElement("div");
+    nest.appendChild(page.doc.createElement("span")).textContent = "Sources: ".repeat(10);
+    nest.appendChild(page.doc.createElement("div")).appendChild(label);
+    turn.appendChild(nest);
+    expect(scan().scan.thinking).toBe(true);
+    label.remove();
+    expect(scan().scan.thinking).toBe(false);
     stop();
   });
 

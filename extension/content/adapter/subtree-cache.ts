@@ -29,12 +29,18 @@ export class SubtreeCache {
    * scan it saves. A node moved elsewhere later gets a record on its new parent, whose walk covers the new ancestors.
    */
   private readonly walked = new Set<Node>();
+  /**
+   * Changes whenever a record lands on the spine or everything is dropped: what depends only on the spine's elements
+   * and their children (the page region around the thread) is still valid while it is unchanged.
+   */
+  spineVersion = 0;
   /** Results answered from the cache / computed (for tests). */
   hits = 0;
   misses = 0;
 
   /** Drops everything (records may have been missed: the observer was not attached). */
   clear(): void {
+    this.spineVersion++;
     this.entries.clear();
     this.spine.clear();
     this.walked.clear();
@@ -46,7 +52,7 @@ export class SubtreeCache {
    * keeps a scan from reading a whole turn's records in one go.
    */
   note(records: readonly MutationRecord[]): void {
-    if (this.entries.size === 0) return;
+    if (this.entries.size === 0 && this.spine.size === 0) return; // (the spine outlives dropped entries: counted)
     // Streaming makes many records, nearly all on a few targets, and each getter of a record is a call into the
     // browser: only `target` is read, except on the spine. A removal elsewhere cannot detach a cached root (every
     // root's parent is on the spine), so it only invalidates what its target is inside. Each node's ancestors are
@@ -59,6 +65,7 @@ export class SubtreeCache {
       if (target === previous) continue;
       previous = target;
       if (this.spine.has(target)) {
+        this.spineVersion++;
         if (r.type === "attributes" || r.removedNodes.length > 0) {
           this.clear();
           return;
