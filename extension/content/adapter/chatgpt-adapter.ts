@@ -180,7 +180,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
     const reuse =
       outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    const kept = { tracker, reuse, subtrees, markup, regions };
+    const kept = { tracker, reuse, subtrees, markup, regions, href };
     const { scan, outside: parts, reused } = scanPage(win, table, memory, kept);
     if (!parts) outside = undefined;
     else if (!reused) outside = { parts, at: now, href };

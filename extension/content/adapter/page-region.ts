@@ -177,13 +177,25 @@ export function queryRegionChains<K extends string>(
     for (const hit of hits) sortIn(into, hit);
     return into;
   };
+  // The region's own elements (the thread and its ancestors) are matched once per region object when lookups are
+  // kept: `RegionMemo` hands back the same object only while no record landed on them (attributes included).
+  let selfHits = memo ? selfMatches.get(region) : undefined;
+  if (selfHits?.all !== all) selfHits = undefined;
+  const matched = new Set<Element>();
   for (const { el, self } of region.parts) {
     if (self) {
-      sortIn(out, el);
+      if (selfHits ? selfHits.matched.has(el) : matchesAny(el, all)) {
+        matched.add(el);
+        sortIn(out, el);
+      }
       continue;
     }
     const found = memo ? memo(el, () => inSubtree(el)) : inSubtree(el);
     for (const k of keys) if (found[k].length > 0) out[k].push(...found[k]);
   }
+  if (memo && !selfHits) selfMatches.set(region, { all, matched });
   return out;
 }
+
+/** Which of a region's own elements matched the chains (`all`), per region object (see `queryRegionChains`). */
+const selfMatches = new WeakMap<PageRegion, { all: readonly string[]; matched: ReadonlySet<Element> }>();

@@ -49,7 +49,7 @@ export interface ComposerScan {
 }
 
 export interface TurnScan {
-  turns: Element[];
+  turns: readonly Element[];
   /** Message nodes inside the newest turn (a later one supersedes an error card before it). */
   newestMessages: Element[];
   newest: Element | null;
@@ -88,8 +88,7 @@ export class ScanMemory {
   private url: { href: string; url: PageUrl } | undefined;
 
   /** `classifyUrl` of the location, parsed again only when its href changed (Location's getters are not cheap). */
-  urlOf(loc: Location): PageUrl {
-    const href = loc.href;
+  urlOf(loc: Location, href = loc.href): PageUrl {
     if (this.url?.href !== href) this.url = { href, url: classifyUrl(loc) };
     return this.url.url;
   }
@@ -162,6 +161,8 @@ export class ScanScope {
   private readonly selfHidden: (el: Element) => boolean;
   private readonly cache = new Map<Element, boolean>();
   private readonly markup = new Map<Element, boolean>();
+  private readonly labels = new Map<Element, string>();
+  private readonly buttonLists = new Map<Element, readonly Element[]>();
   private region: PageRegion | undefined;
   private pageHits: PageWide | undefined;
 
@@ -227,6 +228,26 @@ export class ScanScope {
     return this.under(root, key, chain, () =>
       byPriority ? queryByPriority(root, chain) : queryAll(root, chain),
     );
+  }
+
+  /** `labelOf`, read once per element in a scan: the newest turn's buttons are looked at by several checks. */
+  label(el: Element): string {
+    let label = this.labels.get(el);
+    if (label === undefined) {
+      label = labelOf(el);
+      this.labels.set(el, label);
+    }
+    return label;
+  }
+
+  /** The buttons under `root`, queried once per scan. */
+  buttons(root: Element): readonly Element[] {
+    let found = this.buttonLists.get(root);
+    if (!found) {
+      found = [...root.querySelectorAll("button")];
+      this.buttonLists.set(root, found);
+    }
+    return found;
   }
 
   /** The visibility rule (dom.ts, above `hiddenByMarkup`), with shared ancestors' markup checked once per scan. */
@@ -517,7 +538,7 @@ function regionErrors(
     );
   }
   const retryLike = (b: Element) =>
-    LABELS.errorRetry.test(labelOf(b)) || matchesAny(b, table.errorRetryButton);
+    LABELS.errorRetry.test(scope.label(b)) || matchesAny(b, table.errorRetryButton);
   const retries = queryRegion(
     scope,
     roots,
@@ -577,8 +598,8 @@ function turnError(
   if (newest) {
     const root = answerRoot(newest, table);
     if (root) consider(root, classifyAnswerText(root.textContent ?? ""), "error text in the answer");
-    for (const b of newest.querySelectorAll("button")) {
-      if (!LABELS.thinkingFailed.test(labelOf(b)) || closestAny(b, table.assistantMarkdown)) continue;
+    for (const b of scope.buttons(newest)) {
+      if (!LABELS.thinkingFailed.test(scope.label(b)) || closestAny(b, table.assistantMarkdown)) continue;
       if (scope.visible(b)) consider(b, "THINKING_FAILED", '"Thinking failed"');
     }
   }
@@ -621,10 +642,10 @@ function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null):
 function approvalIn(root: Element, scope: ScanScope): boolean {
   const { table } = scope;
   if (scope.visibleOf(queryAll(root, table.approvalCard)).length > 0) return true;
-  const buttons = [...root.querySelectorAll("button")];
-  const approves = scope.visibleOf(buttons.filter((b) => LABELS.approve.test(labelOf(b))));
+  const buttons = scope.buttons(root);
+  const approves = scope.visibleOf(buttons.filter((b) => LABELS.approve.test(scope.label(b))));
   if (approves.length === 0) return false;
-  const denies = scope.visibleOf(buttons.filter((b) => LABELS.deny.test(labelOf(b))));
+  const denies = scope.visibleOf(buttons.filter((b) => LABELS.deny.test(scope.label(b))));
   return approves.some((a) =>
     denies.some((d) => {
       let shared: Element | null = a.parentElement;
@@ -707,6 +728,8 @@ export interface ScanKept {
   markup?: MarkupMemo;
   /** The page region around the thread, kept while the subtree cache's spine is unchanged (needs `subtrees`). */
   regions?: RegionMemo;
+  /** The location's href, when the caller has just read it (each read of it builds a new string). */
+  href?: string;
 }
 
 export interface ScanResult {
@@ -719,7 +742,7 @@ export interface ScanResult {
 
 /** A visible "Answer now" (Pro thinking) under `root`. */
 function answerNowIn(root: Element, scope: ScanScope): boolean {
-  const buttons = [...root.querySelectorAll("button")].filter((b) => LABELS.answerNow.test(labelOf(b)));
+  const buttons = scope.buttons(root).filter((b) => LABELS.answerNow.test(scope.label(b)));
   return buttons.length > 0 && scope.visibleOf(buttons).length > 0;
 }
 
@@ -775,11 +798,11 @@ export function scanPage(
   memory: ScanMemory,
   kept: ScanKept = {},
 ): ScanResult {
-  const { tracker, reuse, subtrees, markup, regions } = kept;
+  const { tracker, reuse, subtrees, markup, regions, href } = kept;
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
   const scope = new ScanScope(doc, win, table, turns.turns, subtrees, markup, regions);
-  const url = memory.urlOf(win.location);
+  const url = memory.urlOf(win.location, href);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;
 

@@ -242,6 +242,12 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(scan().scan.error?.code).toBe("RATE_LIMITED");
     dialog.remove();
     scan();
+    // An ancestor of the thread that starts to match a page-wide chain itself (a record on it, attributes included).
+    const ancestor = page.turnsRoot.parentElement!;
+    ancestor.setAttribute("role", "dialog");
+    expect(scan().scan.dialogOpen).toBe(true);
+    ancestor.removeAttribute("role");
+    expect(scan().scan.dialogOpen).toBe(false);
     // The first turn moved from one wrapper into the next: the records land on the two wrappers only (not on the thread),
     // and the region's old-turn range must now start at the second, so a notice left in the first is looked at.
     const first = page.turnsRoot.firstElementChild!;

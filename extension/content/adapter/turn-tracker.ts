@@ -30,6 +30,8 @@ export function watchedAttributes(chain: readonly string[]): Set<string> | undef
 export class TurnTracker {
   private list: Element[] = [];
   private tracked = new Set<Element>();
+  /** Whether `list` was handed out by `turns()` (then it is copied before it changes). */
+  private shared = false;
   private valid = false;
   /** Whether a record since the last `turns()` fell outside the newest turn or changed the list. */
   private changedOutside = false;
@@ -63,18 +65,21 @@ export class TurnTracker {
     this.valid = false;
   }
 
-  /** The current turn list. The array is the caller's to keep (a copy). */
-  turns(doc: Document): Element[] {
+  /** The current turn list; the caller may keep it (it is never changed in place). */
+  turns(doc: Document): readonly Element[] {
     if (!this.valid || this.attrs === undefined) this.full(doc);
     else this.insideNewest = !this.changedOutside;
     this.changedOutside = false;
-    return this.list.slice();
+    // Shared until the next append copies it (scans far outnumber new turns; a long thread's list is thousands long).
+    this.shared = true;
+    return this.list;
   }
 
   private full(doc: Document): void {
     this.fullQueries++;
     this.insideNewest = false;
     this.list = innermost(queryAll(doc, this.chain));
+    this.shared = false;
     this.tracked = new Set(this.list);
     this.valid = true;
   }
@@ -175,6 +180,10 @@ export class TurnTracker {
     }
     added.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & 4 ? -1 : 1));
     for (const el of innermost(added)) {
+      if (this.shared) {
+        this.list = this.list.slice();
+        this.shared = false;
+      }
       this.list.push(el);
       this.tracked.add(el);
     }
