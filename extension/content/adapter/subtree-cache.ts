@@ -52,7 +52,9 @@ export class SubtreeCache {
    * keeps a scan from reading a whole turn's records in one go.
    */
   note(records: readonly MutationRecord[]): void {
-    if (this.entries.size === 0 && this.spine.size === 0) return; // (the spine outlives dropped entries: counted)
+    // With nothing kept and no spine no record matters. (Records can drop every entry while the spine stays: records on
+    // the spine must still move `spineVersion`.)
+    if (this.entries.size === 0 && this.spine.size === 0) return;
     // Streaming makes many records, nearly all on a few targets, and each getter of a record is a call into the
     // browser: only `target` is read, except on the spine. A removal elsewhere cannot detach a cached root (every
     // root's parent is on the spine), so it only invalidates what its target is inside. Each node's ancestors are
