@@ -181,11 +181,11 @@ export function queryRegionChains<K extends string>(
   // kept: `RegionMemo` hands back the same object only while no record landed on them (attributes included).
   let selfHits = memo ? selfMatches.get(region) : undefined;
   if (selfHits?.all !== all) selfHits = undefined;
-  const matched = new Set<Element>();
+  const matched = selfHits ? undefined : new Set<Element>();
   for (const { el, self } of region.parts) {
     if (self) {
       if (selfHits ? selfHits.matched.has(el) : matchesAny(el, all)) {
-        matched.add(el);
+        matched?.add(el);
         sortIn(out, el);
       }
       continue;
@@ -193,7 +193,7 @@ export function queryRegionChains<K extends string>(
     const found = memo ? memo(el, () => inSubtree(el)) : inSubtree(el);
     for (const k of keys) if (found[k].length > 0) out[k].push(...found[k]);
   }
-  if (memo && !selfHits) selfMatches.set(region, { all, matched });
+  if (memo && matched) selfMatches.set(region, { all, matched });
   return out;
 }
 

@@ -14,7 +14,7 @@ import {
   renderedByStyle,
   startsAfter,
 } from "./dom.ts";
-import { queryRegionChains, regionWithoutOldTurns, type PageRegion, type RegionMemo } from "./page-region.ts";
+import { queryRegionChains, regionWithoutOldTurns, type RegionMemo } from "./page-region.ts";
 import type { MarkupMemo } from "./markup-memo.ts";
 import { cacheableChain, type SubtreeCache } from "./subtree-cache.ts";
 import { weakMemo } from "./weak-memo.ts";
@@ -163,19 +163,24 @@ export class ScanScope {
   private readonly markup = new Map<Element, boolean>();
   private readonly labels = new Map<Element, string>();
   private readonly buttonLists = new Map<Element, readonly Element[]>();
-  private region: PageRegion | undefined;
+  private readonly subtrees: SubtreeCache | undefined;
+  private readonly regions: RegionMemo | undefined;
   private pageHits: PageWide | undefined;
 
-  /** `turns`: the conversation's turns (their old ones are left out of page-wide lookups); none = whole page. */
+  /**
+   * `turns`: the conversation's turns (their old ones are left out of page-wide lookups); none = whole page. `kept`:
+   * what the adapter keeps across scans (none: everything is looked up afresh).
+   */
   constructor(
     readonly doc: Document,
     readonly win: PageWindow,
     readonly table: SelectorTable,
     private readonly turns: readonly Element[] = [],
-    private readonly subtrees?: SubtreeCache,
-    markupMemo?: MarkupMemo,
-    private readonly regions?: RegionMemo,
+    kept: Pick<ScanKept, "subtrees" | "markup" | "regions"> = {},
   ) {
+    this.subtrees = kept.subtrees;
+    this.regions = kept.regions;
+    const markupMemo = kept.markup;
     // Plain class selectors (the built-in `.sr-only`) are checked on each ancestor's class list; anything
     // else a remote table supplies is resolved once per scan.
     const classes = table.visuallyHidden.map((css) => /^\.([\w-]+)$/.exec(css)?.[1]);
@@ -197,19 +202,18 @@ export class ScanScope {
 
   /** Editors, Work mode, dialogs, notices, login controls and composer containers outside the old turns. */
   pageWide(): PageWide {
+    if (this.pageHits) return this.pageHits;
     const cache = this.subtrees;
     const kept = cache !== undefined && isCacheable(pageWideAll(this.table));
     // The region is kept only where its subtrees' lookups are: that is what puts its elements on the cache's spine.
-    this.region ??=
+    const region =
       kept && this.regions
         ? this.regions.region(this.doc, this.turns, cache.spineVersion)
         : regionWithoutOldTurns(this.doc, this.turns);
-    if (!this.pageHits) {
-      const memo = kept
-        ? <T>(root: Element, compute: () => T) => cache.get(root, "pageWide", compute)
-        : undefined;
-      this.pageHits = queryRegionChains(this.region, pageWideChains(this.table), memo);
-    }
+    const memo = kept
+      ? <T>(root: Element, compute: () => T) => cache.get(root, "pageWide", compute)
+      : undefined;
+    this.pageHits = queryRegionChains(region, pageWideChains(this.table), memo);
     return this.pageHits;
   }
 
@@ -801,7 +805,7 @@ export function scanPage(
   const { tracker, reuse, subtrees, markup, regions, href } = kept;
   const doc = win.document;
   const turns = scanTurns(doc, table, tracker);
-  const scope = new ScanScope(doc, win, table, turns.turns, subtrees, markup, regions);
+  const scope = new ScanScope(doc, win, table, turns.turns, { subtrees, markup, regions });
   const url = memory.urlOf(win.location, href);
   const newest = turns.newest;
   const newestAssistant = turns.newestAssistant;

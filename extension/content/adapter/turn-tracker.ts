@@ -1,6 +1,6 @@
 // The conversation's turn containers, kept up to date from mutation records instead of being queried again on every
 // scan: a long thread (thousands of elements) is walked only when tracking cannot be sure (see `TurnTracker`).
-import { innermost, isElement, matchesAny, queryAll, startsAfter } from "./dom.ts";
+import { documentOrder, innermost, isElement, matchesAny, queryAll, startsAfter } from "./dom.ts";
 
 /**
  * Attributes a chain's matches depend on, or undefined when a match can depend on anything else (combinators,
@@ -178,12 +178,12 @@ export class TurnTracker {
       if (last && (last.contains(el) || !startsAfter(el, last))) return false;
       added.push(el);
     }
-    added.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & 4 ? -1 : 1));
+    added.sort(documentOrder);
+    if (this.shared && added.length > 0) {
+      this.list = this.list.slice();
+      this.shared = false;
+    }
     for (const el of innermost(added)) {
-      if (this.shared) {
-        this.list = this.list.slice();
-        this.shared = false;
-      }
       this.list.push(el);
       this.tracked.add(el);
     }
