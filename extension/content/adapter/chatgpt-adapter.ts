@@ -30,8 +30,9 @@ import type {
 } from "./types.ts";
 
 /**
- * Attributes whose changes can flip a busy/idle signal (research §3): a change of one of these, or any childList or
- * text change, schedules a tick; any other attribute only marks the last scan stale.
+ * Attributes whose changes can flip a busy/idle signal (research §3) or the visibility rule (hidden, inert and
+ * aria-hidden on any ancestor; class and style): a change of one of these, or any childList or text change, schedules
+ * a tick; any other attribute only marks the last scan stale.
  */
 const TICK_ATTRIBUTES = new Set([
   "disabled",
@@ -41,6 +42,8 @@ const TICK_ATTRIBUTES = new Set([
   "aria-busy",
   "data-state",
   "hidden",
+  "inert",
+  "aria-hidden",
   "data-markdown-animated",
   "class",
   "style",

@@ -285,7 +285,7 @@ describe("lifecycle", () => {
     expect(states()).toEqual(["ready", "closed"]);
   });
 
-  it("one document observer: any change is read, and only text, children and the signal attributes schedule a tick", async () => {
+  it("one document observer: any change is read, and only text, children and the signal or visibility attributes schedule a tick", async () => {
     const page = new FakeChatGpt({ layout: "classic" });
     setup.track(page);
     const Native = page.win.MutationObserver;
@@ -310,6 +310,18 @@ describe("lifecycle", () => {
     node.setAttribute("data-state", "open"); // a signal attribute: one tick, after the frame
     await vi.advanceTimersByTimeAsync(400);
     expect(frames.size).toBe(1);
+    // The visibility rule's markup: hiding or un-hiding a subtree this way can show or hide Stop, an editor, a card.
+    for (const [name, value] of [
+      ["aria-hidden", "true"],
+      ["inert", ""],
+    ] as const) {
+      runFrames();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(frames.size).toBe(0);
+      node.setAttribute(name, value);
+      await vi.advanceTimersByTimeAsync(400);
+      expect(frames.size, name).toBe(1);
+    }
     adapter.stop();
     expect(built).toBe(1);
   });
