@@ -37,6 +37,11 @@ export interface PageBench {
   /** Waits until the adapter reports ready/idle with no submission pending. */
   settled(timeoutMs: number): Promise<void>;
   results(): BenchResults;
+  /**
+   * `hasMarker` for a marker that is nowhere in the page, `times` times: what submit pays twice per submission (the
+   * whole page is searched before the click), in ms per call.
+   */
+  markerSearchMs(times: number): number[];
   stop(): void;
 }
 
@@ -202,6 +207,12 @@ export function startBench(config: BenchConfig): PageBench {
       domElements: document.getElementsByTagName("*").length,
       crossOriginIsolated: window.crossOriginIsolated,
     }),
+    markerSearchMs: (times) =>
+      Array.from({ length: times }, (_, i) => {
+        const t0 = performance.now();
+        if (adapter.hasMarker(`orc-absent${i}`)) throw new Error("bench: an absent marker was found");
+        return performance.now() - t0;
+      }),
     stop: () => adapter.stop(),
   };
 }

@@ -174,6 +174,9 @@ async function main(): Promise<void> {
       w.bench.stop();
       return w.bench.results();
     });
+    const marker = summary(
+      await page.evaluate(() => (window as unknown as BenchWindow).bench.markerSearchMs(20)),
+    );
 
     // Real transitions: the page settling once (ready), then per streamed turn generating and idle.
     const transitions = 1 + 2 * TURNS;
@@ -215,6 +218,9 @@ async function main(): Promise<void> {
       `  other timers — polls, debounce deadlines, submit waits (${r.otherTimerMs.length}): p99 ${other.p99} ms, max ${other.max} ms`,
     );
     console.log(
+      `marker search over the whole page (hasMarker, twice per submission; 20 calls): p50 ${marker.p50} ms, max ${marker.max} ms`,
+    );
+    console.log(
       `state reports: ${r.reports.length} for ${transitions} real transitions (ready + generating/idle per turn)` +
         (firstMismatch >= 0
           ? `; first unexpected at #${firstMismatch}: ${JSON.stringify(r.reports[firstMismatch] ?? "missing")}`
@@ -243,6 +249,7 @@ async function main(): Promise<void> {
       unexpectedReportAt: firstMismatch,
       reportsWithOtherUrl: wrongUrl,
       idleReportsWithStatus: idleWithStatus,
+      markerSearchP50Ms: marker.p50,
       retryClicks: fake.clicks("retry"),
       duplicateUserMessages: fake.duplicateUserMessages(),
     };

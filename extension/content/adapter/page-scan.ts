@@ -385,13 +385,30 @@ export function scanTurns(doc: Document, table: SelectorTable, tracker?: TurnTra
   };
 }
 
-/** Whether a user turn (or user message node) contains `needle`: the marker search and submission proof. */
+/**
+ * Whether a user turn (or user message node) contains `needle`: the marker search and submission proof. It reads the
+ * text of the whole conversation (submit searches before every click), so each text is read once: a message inside a
+ * turn can only hold the needle if the turn does, so messages are read only inside turns that hold it and outside
+ * every turn. Newest first: a marker that landed is near the end.
+ */
 export function userTurnContains(doc: Document, table: SelectorTable, needle: string): boolean {
   if (needle === "") return false;
   // Text first (cheap), role only for the few nodes that contain the marker: an assistant quoting it is no proof.
   // Message nodes are searched too: a container holding both roles reads as its last message's role.
-  const nodes = [...queryAll(doc, table.turn), ...queryAll(doc, table.message)];
-  return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
+  const holds = (node: Element) =>
+    (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user";
+  const turns = queryAll(doc, table.turn);
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (!(turn.textContent ?? "").includes(needle)) continue;
+    if (roleOf(turn, table) === "user" || queryAll(turn, table.message).some(holds)) return true;
+  }
+  const inTurn = new Set<Node>(turns);
+  const outside = (el: Element) => {
+    for (let cur = el.parentElement; cur; cur = cur.parentElement) if (inTurn.has(cur)) return false;
+    return true;
+  };
+  return queryAll(doc, table.message).some((m) => !inTurn.has(m) && outside(m) && holds(m));
 }
 
 /** How many of the newest turns the proof after a click searches (see `recentUserTurnContains`). */

@@ -141,6 +141,22 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(adapter.hasMarker("orc-never")).toBe(false);
   });
 
+  it("hasMarker: message nodes outside any recognised turn count by their own role", async () => {
+    const { adapter, page } = await setup({ layout });
+    page.appendAssistantTurn("An answer.");
+    page.appendUserTurn("A prompt.");
+    const loose = (role: string, text: string) => {
+      const node = page.doc.createElement("div");
+      node.setAttribute("data-message-author-role", role);
+      node.textContent = text;
+      page.doc.body.appendChild(node);
+    };
+    loose("user", "A prompt outside the thread [ref: orc-loose]");
+    loose("assistant", "Quoting [ref: orc-loose-quote]");
+    expect(adapter.hasMarker("orc-loose")).toBe(true);
+    expect(adapter.hasMarker("orc-loose-quote")).toBe(false);
+  });
+
   it("a redelivered command whose marker already landed is reported submitted without any click", async () => {
     const { adapter, page } = await setup({ layout });
     page.appendUserTurn(request("orc-again").text);
