@@ -24,7 +24,7 @@ const CONFIG: BenchConfig = {
   submitPollMs: 20,
 };
 /** Words per answer; the answer and its continuation block stream as `DELTAS` SSE deltas, `GAP_MS` apart. */
-const TOKENS = 40;
+const TOKENS = Number(process.env.BENCH_ANSWER_WORDS ?? 40);
 const DELTAS = 52; // about one per word or block line, as ChatGPT streams tokens
 const GAP_MS = 1;
 const WORDS = "the plan holds so far and the next step follows from the notes in the working file".split(" ");
@@ -46,10 +46,17 @@ function summary(values: readonly number[]): { p50: number; p95: number; p99: nu
   };
 }
 
-/** An answer of `TOKENS` words in a few paragraphs, ending with the continuation block the adapter parses. */
+/**
+ * An answer of `TOKENS` words (`BENCH_ANSWER_WORDS`, default 40) in paragraphs, ending with the continuation block the
+ * adapter parses.
+ */
 function answer(index: number): string {
   const words = Array.from({ length: TOKENS }, (_, i) => WORDS[(index + i) % WORDS.length]!);
-  const paragraphs = [words.slice(0, 15), words.slice(15, 30), words.slice(30)].map((w) => w.join(" "));
+  // Paragraphs of 15 words, the last one taking the rest (15, 15 and 10 for the default 40).
+  const count = Math.max(1, Math.ceil(TOKENS / 15));
+  const paragraphs = Array.from({ length: count }, (_, p) =>
+    words.slice(p * 15, p === count - 1 ? undefined : (p + 1) * 15).join(" "),
+  );
   return `Step ${index}. ${paragraphs.join("\n\n")}\n\nstatus: working\nsummary: step ${index}\ncurrent: -\nnext: more`;
 }
 
@@ -197,6 +204,7 @@ async function main(): Promise<void> {
     console.log(
       `adapter in Chromium (${LAYOUT} layout), ${TURNS} streamed turns` +
         (HISTORY > 0 ? ` after ${HISTORY} loaded with the page` : "") +
+        (TOKENS !== 40 ? `, ${TOKENS}-word answers` : "") +
         ` in ${elapsedS} s, ` +
         `${r.domElements} elements in the page at the end, crossOriginIsolated ${r.crossOriginIsolated}`,
     );
@@ -232,6 +240,7 @@ async function main(): Promise<void> {
       layout: LAYOUT,
       turns: TURNS,
       history: HISTORY,
+      answerWords: TOKENS,
       elapsedS,
       idleDebounceMs: CONFIG.idleDebounceMs,
       domElements: r.domElements,

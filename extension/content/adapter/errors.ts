@@ -21,13 +21,59 @@ export type PageErrorCode =
 /** Error texts longer than this are page content, not an error card (S3). */
 export const MAX_ERROR_TEXT = 500;
 
+/** An answer longer than this (squashed, without its Retry label) is an answer, not an error sentence. */
+const MAX_ANSWER_ERROR = 300;
+
 function squash(text: string): string {
   return text.replace(/\s+/g, " ").trim().toLowerCase().replace(/[’]/g, "'");
 }
 
+/** A trailing run of Retry/Try again labels (the card's own button read along with its text). */
+const RETRY_TAIL = /(\s*(retry|try again|regenerate( response)?))+\s*$/i;
+/** The longest label in `RETRY_TAIL` ("regenerate response"), plus one. */
+const LONGEST_LABEL = 20;
+
 /** Removes a trailing Retry/Try again label (the card's own button read along with its text). */
 function withoutRetry(text: string): string {
-  return text.replace(/(\s*(retry|try again|regenerate( response)?))+\s*$/i, "").trim();
+  return text.replace(RETRY_TAIL, "").trim();
+}
+
+/** What `\s` matches (JavaScript's whitespace and line terminators). */
+function isSpace(c: number): boolean {
+  return (
+    c <= 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * Whether `raw` without its trailing Retry labels surely holds more than `limit` characters other than whitespace,
+ * judged from its start and its last few hundred characters only: a long answer is not an error sentence, and the
+ * whole-text regular expressions cost about 0.1 ms per thousand words on every scan. False when unsure.
+ */
+function surelyLonger(raw: string, limit: number): boolean {
+  if (raw.length <= limit) return false;
+  let end = raw.length;
+  const from = Math.max(0, raw.length - 400);
+  const labels = RETRY_TAIL.exec(from === 0 ? raw : raw.slice(from));
+  if (labels) {
+    // A run of labels that starts this close to the window's start may go on before it.
+    if (from > 0 && labels.index < LONGEST_LABEL) return false;
+    end = from + labels.index;
+  }
+  let count = 0;
+  for (let i = 0; i < end; i++) {
+    if (!isSpace(raw.charCodeAt(i)) && ++count > limit) return true;
+  }
+  return false;
 }
 
 const DELIVERY_TIMEOUT = /message delivery timed out/;
@@ -69,8 +115,10 @@ export function classifyCardText(raw: string): PageErrorCode | undefined {
  * model writing about network errors is never taken for one.
  */
 export function classifyAnswerText(raw: string): PageErrorCode | undefined {
+  // Squashing keeps every character but whitespace; twice the limit stays over it even if lower-casing halved them.
+  if (surelyLonger(raw, 2 * MAX_ANSWER_ERROR)) return undefined;
   const text = squash(withoutRetry(raw.trim()));
-  if (text === "" || text.length > 300) return undefined;
+  if (text === "" || text.length > MAX_ANSWER_ERROR) return undefined;
   if (/^message delivery timed out\.?( please try again\.?)?$/.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
   if (TRANSPORT_WHOLE.some((re) => re.test(text))) return "RESPONSE_FAILED";
   return undefined;

@@ -118,6 +118,26 @@ describe("error texts", () => {
     expect(classifyCardText("There was an error generating a response Retry")).toBe("RESPONSE_FAILED");
   });
 
+  it("a long answer is no error sentence, and a short one with a long run of Retry labels or spaces still is", () => {
+    const words = Array.from({ length: 1_000 }, (_, i) => `word${i}`).join(" ");
+    expect(classifyAnswerText(`Network error ${words}`)).toBeUndefined();
+    expect(classifyAnswerText(`${words}\n\nNetwork error`)).toBeUndefined();
+    // The labels fill the whole window the shortcut looks at: it must not count them as text.
+    expect(classifyAnswerText(`Network error${" Retry".repeat(200)}`)).toBe("RESPONSE_FAILED");
+    expect(classifyAnswerText(`Network error${" Try again  regenerate response".repeat(40)}`)).toBe(
+      "RESPONSE_FAILED",
+    );
+    expect(classifyAnswerText(`Network error${"\n".repeat(2_000)}Retry`)).toBe("RESPONSE_FAILED");
+    expect(classifyAnswerText(`${" ".repeat(1_000)}Something went wrong.${" \n".repeat(500)}`)).toBe(
+      "RESPONSE_FAILED",
+    );
+    // Just over and just under the limit, with labels after the text.
+    const over = `Something went wrong. ${"y".repeat(290)}${" Retry".repeat(100)}`;
+    expect(classifyAnswerText(over)).toBeUndefined();
+    const under = `Something went wrong. ${"y".repeat(150)}${" Retry".repeat(100)}`;
+    expect(classifyAnswerText(under)).toBe("RESPONSE_FAILED");
+  });
+
   it("rate limits, usage caps, sign-in and challenges", () => {
     expect(classifyNoticeText("Too many requests. You're making requests too quickly. Got it")).toBe(
       "RATE_LIMITED",
