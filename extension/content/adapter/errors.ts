@@ -32,26 +32,12 @@ function squash(text: string): string {
 const RETRY_TAIL = /(\s*(retry|try again|regenerate( response)?))+\s*$/i;
 /** The longest label in `RETRY_TAIL` ("regenerate response"), plus one. */
 const LONGEST_LABEL = 20;
+/** How much of a long text's end `surelyLonger` searches for Retry labels. */
+const TAIL_WINDOW = 400;
 
 /** Removes a trailing Retry/Try again label (the card's own button read along with its text). */
 function withoutRetry(text: string): string {
   return text.replace(RETRY_TAIL, "").trim();
-}
-
-/** What `\s` matches (JavaScript's whitespace and line terminators). */
-function isSpace(c: number): boolean {
-  return (
-    c <= 32 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /**
@@ -62,18 +48,17 @@ function isSpace(c: number): boolean {
 function surelyLonger(raw: string, limit: number): boolean {
   if (raw.length <= limit) return false;
   let end = raw.length;
-  const from = Math.max(0, raw.length - 400);
+  const from = Math.max(0, raw.length - TAIL_WINDOW);
   const labels = RETRY_TAIL.exec(from === 0 ? raw : raw.slice(from));
   if (labels) {
     // A run of labels that starts this close to the window's start may go on before it.
     if (from > 0 && labels.index < LONGEST_LABEL) return false;
     end = from + labels.index;
   }
-  let count = 0;
-  for (let i = 0; i < end; i++) {
-    if (!isSpace(raw.charCodeAt(i)) && ++count > limit) return true;
-  }
-  return false;
+  // Squashing keeps every character but whitespace. Only a bounded start is read: when even that is over the limit
+  // the whole is; when it is not (short, or mostly whitespace), the answer is unsure and the caller reads it all.
+  const head = raw.slice(0, Math.min(end, 2 * limit));
+  return head.replace(/\s+/g, "").length > limit;
 }
 
 const DELIVERY_TIMEOUT = /message delivery timed out/;

@@ -393,10 +393,8 @@ export function scanTurns(doc: Document, table: SelectorTable, tracker?: TurnTra
  */
 export function userTurnContains(doc: Document, table: SelectorTable, needle: string): boolean {
   if (needle === "") return false;
-  // Text first (cheap), role only for the few nodes that contain the marker: an assistant quoting it is no proof.
   // Message nodes are searched too: a container holding both roles reads as its last message's role.
-  const holds = (node: Element) =>
-    (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user";
+  const holds = (node: Element) => userNodeHolds(node, table, needle);
   const turns = queryAll(doc, table.turn);
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i]!;
@@ -411,6 +409,12 @@ export function userTurnContains(doc: Document, table: SelectorTable, needle: st
   return queryAll(doc, table.message).some((m) => !inTurn.has(m) && outside(m) && holds(m));
 }
 
+/** A turn or message node whose text holds `needle` and whose role is user (an assistant quoting it is no proof). */
+function userNodeHolds(node: Element, table: SelectorTable, needle: string): boolean {
+  // Text first (cheap), role only for the few nodes that contain the marker.
+  return (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user";
+}
+
 /** How many of the newest turns the proof after a click searches (see `recentUserTurnContains`). */
 const RECENT_TURNS = 4;
 
@@ -421,7 +425,7 @@ const RECENT_TURNS = 4;
 export function recentUserTurnContains(turns: TurnScan, table: SelectorTable, needle: string): boolean {
   if (needle === "") return false;
   const nodes = turns.turns.slice(-RECENT_TURNS).flatMap((t) => [t, ...queryAll(t, table.message)]);
-  return nodes.some((node) => (node.textContent ?? "").includes(needle) && roleOf(node, table) === "user");
+  return nodes.some((node) => userNodeHolds(node, table, needle));
 }
 
 /**
