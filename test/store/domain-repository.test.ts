@@ -162,6 +162,57 @@ describe("DomainRepository on a real data directory", () => {
     expect(repo.eventsAfter(0, 1_000)[0]?.seq).toBe(total + 1);
   });
 
+  it("answers event and attempt reads from memory exactly as the tables do", async () => {
+    let repo = await open();
+    await startWorker(repo, "auto");
+    await apply(repo, {
+      type: "worker.spawn",
+      runId: "r",
+      workerId: "v",
+      path: "/root/v",
+      objective: "Help",
+    });
+    // Read (and so keep) w's history before it changes: later attempts must reach the kept copy too.
+    expect(repo.attempts("w").map((a) => a.seq)).toEqual([1]);
+    let seq = 2;
+    for (let turn = 0; turn < 3; turn++) {
+      await apply(repo, { type: "conversation.observed", workerId: "w", state: "idle", seq: seq++ });
+      now += 3_000;
+      await apply(repo, { type: "tick" });
+      const cmd = repo.state.workers.w?.current?.commandId ?? "";
+      await apply(repo, {
+        type: "command.result",
+        workerId: "w",
+        commandId: cmd,
+        outcome: "submitted",
+        url: "u",
+      });
+      await apply(repo, { type: "conversation.observed", workerId: "w", state: "generating", seq: seq++ });
+      await apply(repo, { type: "worker.progress", workerId: "v", summary: `step ${turn}` });
+    }
+    const reads = (r: DomainRepository) => {
+      const last = r.lastEventSeq;
+      const out: unknown[] = [];
+      for (let cursor = 0; cursor <= last + 1; cursor++) {
+        for (const filter of [{}, { workerId: "w" }, { workerId: "v" }, { runId: "r" }, { runId: "other" }]) {
+          for (const limit of [1, 3, 1_000])
+            out.push([cursor, limit, filter, r.eventsAfter(cursor, limit, filter)]);
+        }
+      }
+      return { events: out, attempts: [r.attempts("w"), r.attempts("v")] };
+    };
+    const fromMemory = reads(repo);
+    expect(repo.attempts("w").map((a) => [a.seq, a.state])).toEqual([
+      [1, "idle"],
+      [2, "idle"],
+      [3, "idle"],
+      [4, "generating"],
+    ]);
+    // A reopened repository keeps nothing yet: every read below comes from the tables.
+    repo = await restart();
+    expect(reads(repo)).toEqual(fromMemory);
+  });
+
   it("refuses an invalid input without writing anything", async () => {
     const repo = await open();
     const result = await repo.apply({ type: "worker.pause", workerId: "nobody" }, clock());

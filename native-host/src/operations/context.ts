@@ -2,12 +2,9 @@
 import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
 import type { TransitionResult } from "../core/transition.ts";
-import type { StoredEvent } from "../store/domain-repository.ts";
+import type { EventFilter, StoredEvent } from "../store/recent-events.ts";
 
-export interface EventFilter {
-  readonly runId?: string;
-  readonly workerId?: string;
-}
+export type { EventFilter } from "../store/recent-events.ts";
 
 /**
  * What a wait watches to end early: an AbortSignal, or anything with the same `aborted` flag and `abort` listeners

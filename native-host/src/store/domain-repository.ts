@@ -5,13 +5,12 @@ import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message, Run, Worker } from "../core/model.ts";
 import { dispositionOf } from "../core/policy.ts";
 import { type TransitionResult, transition } from "../core/transition.ts";
+import { AttemptCache } from "./attempt-cache.ts";
 import type { DurableStore } from "./durable-store.ts";
+import { type EventFilter, RecentEvents, type StoredEvent } from "./recent-events.ts";
 import type { ReadTx, WriteTx } from "./store-types.ts";
 
-export interface StoredEvent extends DomainEvent {
-  /** Durable, gap-free cursor for events_wait / events_list. */
-  readonly seq: number;
-}
+export type { StoredEvent } from "./recent-events.ts";
 
 const EVENT_SEQ_KEY = "event_seq";
 
@@ -21,11 +20,17 @@ const EVENT_SEQ_KEY = "event_seq";
  * the effects it returns may leave the process.
  */
 export class DomainRepository {
+  /** What agents re-read most, kept in memory and updated with every write (the tables stay the truth). */
+  private readonly recent: RecentEvents;
+  private readonly attemptCache = new AttemptCache();
+
   private constructor(
     private readonly store: DurableStore,
     private current: DomainState,
     private eventSeq: number,
-  ) {}
+  ) {
+    this.recent = new RecentEvents(eventSeq);
+  }
 
   static open(store: DurableStore): DomainRepository {
     const { state, eventSeq } = store.read((q) => ({ state: loadState(q), eventSeq: loadEventSeq(q) }));
@@ -47,22 +52,23 @@ export class DomainRepository {
     const events = result.effects.flatMap((e) => (e.kind === "event" ? [e.event] : []));
     const firstSeq = this.eventSeq + 1;
     // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
+    let written: WrittenEvents = { dataJson: [], attemptsJson: [] };
     const durable = this.store.write((tx) => {
       writeChanges(tx, prev, result.state);
-      writeEvents(tx, events, firstSeq);
+      written = writeEvents(tx, events, firstSeq);
     });
     this.current = result.state;
     this.eventSeq += events.length;
+    this.recent.add(events, written.dataJson, firstSeq);
+    for (const json of written.attemptsJson) this.attemptCache.written(json);
     await durable;
     return result;
   }
 
   /** Events after a cursor, oldest first, from the live database. */
-  eventsAfter(
-    cursor: number,
-    limit: number,
-    filter: { runId?: string; workerId?: string } = {},
-  ): StoredEvent[] {
+  eventsAfter(cursor: number, limit: number, filter: EventFilter = {}): StoredEvent[] {
+    const recent = this.recent.after(cursor, limit, filter);
+    if (recent) return recent;
     const where = ["seq > ?"];
     const params: (string | number)[] = [cursor];
     if (filter.runId) {
@@ -82,11 +88,15 @@ export class DomainRepository {
   }
 
   attempts(workerId: string): Attempt[] {
-    return this.store.read((q) =>
+    const kept = this.attemptCache.get(workerId);
+    if (kept) return kept;
+    const attempts = this.store.read((q) =>
       q
         .all<{ data: string }>("SELECT data FROM attempts WHERE worker_id = ? ORDER BY seq", [workerId])
         .map((r) => JSON.parse(r.data) as Attempt),
     );
+    this.attemptCache.remember(workerId, attempts);
+    return this.attemptCache.get(workerId) ?? attempts;
   }
 
   inbox(workerId: string, afterSeq: number): Message[] {
@@ -122,10 +132,14 @@ export class DomainRepository {
         );
         cursorSaved = true;
       }
+      // The run's events leave the live table when the move commits: forget the kept ones first, so no read in
+      // between answers from memory what the table no longer holds (the move is all or nothing).
+      this.recent.clear(this.eventSeq);
       moved += await this.store.moveToArchive(
         { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
         { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
       );
+      this.recent.clear(this.eventSeq);
     }
     return moved;
   }
@@ -218,24 +232,35 @@ function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
   }
 }
 
+/** The stored text of what writeEvents wrote: each event's data, and each attempt row. */
+interface WrittenEvents {
+  dataJson: string[];
+  attemptsJson: string[];
+}
+
 /** Appends events and projects execution attempts (every attempt change carries its snapshot). */
-function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: number): void {
-  if (events.length === 0) return;
+function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: number): WrittenEvents {
+  const written: WrittenEvents = { dataJson: [], attemptsJson: [] };
   events.forEach((e, i) => {
+    const data = JSON.stringify(e.data);
+    written.dataJson.push(data);
     tx.run("INSERT INTO events (seq, run_id, worker_id, type, at, data) VALUES (?, ?, ?, ?, ?, ?)", [
       firstSeq + i,
       e.runId,
       e.workerId ?? null,
       e.type,
       e.at,
-      JSON.stringify(e.data),
+      data,
     ]);
     const attempt = e.data.execution as Attempt | undefined;
     if (attempt) {
+      const json = JSON.stringify(attempt);
+      written.attemptsJson.push(json);
       tx.run(
         "INSERT OR REPLACE INTO attempts (id, run_id, worker_id, seq, state, data) VALUES (?, ?, ?, ?, ?, ?)",
-        [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, JSON.stringify(attempt)],
+        [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, json],
       );
     }
   });
+  return written;
 }
