@@ -39,5 +39,12 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The page state the adapter reports (state `error` with this code) while a tool-confirmation card in the newest turn
+ * waits for a person: ChatGPT holds the turn until someone approves or denies it there (research §7). Nothing is
+ * submitted meanwhile and the card is never clicked; the operator sees the worker as Needs you.
+ */
+export const AWAITING_APPROVAL = "AWAITING_APPROVAL";
+
 export const errorSchema = z.object({ code: z.string().min(1), message: z.string() }).strict();
 export type ErrorPayload = z.infer<typeof errorSchema>;

@@ -1,5 +1,6 @@
 // Attention (issue 6): the toolbar badge counts workers that need a person or are paused for a stall, and an
 // optional desktop notification announces each new one. Read from the host's ui_summary after every change.
+import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
 import { summarySchema, type WorkerView } from "../ui/view-models.ts";
@@ -35,7 +36,10 @@ export interface AttentionOptions {
 const TITLE = "ChatGPT Orchestrator";
 
 /** One key per episode: a worker that needs a person again later (new request time) is announced again. */
-function attentionKey(w: WorkerView): string | undefined {
+export function attentionKey(w: WorkerView): string | undefined {
+  if (w.label === "Needs you" && !w.wait && w.conversation.errorCode === AWAITING_APPROVAL) {
+    return `approval:${w.id}:${w.attempt?.seq ?? 0}`;
+  }
   if (w.label === "Needs you") return `human:${w.id}:${w.wait?.requestedAt ?? 0}`;
   if (w.label === "Stalled") return `stall:${w.id}:${w.pause?.at ?? 0}`;
   return undefined;

@@ -1,5 +1,6 @@
 // The toolbar popup (spec 17.2): is the orchestrator connected, is Auto Resume on, which workers are working,
 // resuming or blocked, does anything need me, and what is this tab's worker doing — at a glance.
+import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
 import type { JSX } from "preact";
 import {
   act,
@@ -124,6 +125,9 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
               </p>
               <p>{attemptLine(w)}</p>
               {w.label === "Needs you" && w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
+              {w.label === "Needs you" && w.conversation.errorCode === AWAITING_APPROVAL ? (
+                <p>Approve or deny the tool call in its ChatGPT conversation.</p>
+              ) : null}
               <WorkerControls client={client} worker={w} show={{ continueNow: false, stop: false }} />
             </li>
           ))}

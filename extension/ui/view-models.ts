@@ -58,6 +58,7 @@ export const workerViewSchema = z.object({
     binding: z.string(),
     url: z.string().nullable(),
     reportedStatus: z.string().nullable(),
+    errorCode: z.string().nullable().optional(),
   }),
   wait: waitSchema.nullable(),
   pause: z

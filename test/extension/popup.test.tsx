@@ -65,6 +65,24 @@ describe("popup in each worker state", () => {
   }
 });
 
+describe("popup: a tool-confirmation card", () => {
+  it("shows the worker as Needs you and says where to answer, without a Continue now", async () => {
+    const w = worker("Needs you", {
+      wait: null,
+      conversation: { ...worker("Needs you").conversation, state: "error", errorCode: "AWAITING_APPROVAL" },
+    });
+    const bg = new ScriptedBackground(status({ tabWorkerId: w.id }));
+    bg.answer("ui_summary", { runs: [run()], workers: [w], eventSeq: 5 });
+    const root = popup(bg);
+    await until(() => byTestId(root, "worker").length > 0, "worker card");
+    const card = byTestId(root, "worker")[0]!;
+    expect(byTestId(card, "state")[0]!.textContent).toContain("Needs you");
+    expect(card.textContent).toContain("Approve or deny the tool call in its ChatGPT conversation.");
+    expect(byTestId(root, "count-needs-you")[0]!.textContent).toBe("1");
+    expect(byTestId(byTestId(root, "current-tab")[0]!, "continue-now")).toHaveLength(0);
+  });
+});
+
 describe("popup and the host connection", () => {
   for (const [connection, words] of [
     ["reconnecting", "Reconnecting…"],

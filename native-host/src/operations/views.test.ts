@@ -34,4 +34,23 @@ describe("stateLabel", () => {
     const sim = endedTurn("auto");
     expect(label(sim)).toBe("Resuming");
   });
+
+  it("a tool-confirmation card holds the turn: Needs you, nothing is sent while it shows, Working once answered", () => {
+    const sim = new Simulation();
+    sim.start({ mode: "auto" });
+    sim.observe("w-1", "error", "AWAITING_APPROVAL");
+    const view = workerView(sim.state, sim.worker("w-1"));
+    expect(view.label).toBe("Needs you");
+    expect(view.conversation).toMatchObject({ state: "error", errorCode: "AWAITING_APPROVAL" });
+    expect(runView(sim.state, sim.state.runs["run-1"]!).counts).toMatchObject({ "Needs you": 1 });
+    // Ten minutes later (far past the idle grace) nothing has been sent: the card is a person's decision.
+    const before = sim.worker("w-1").current?.seq;
+    sim.advance(10 * 60_000);
+    expect(sim.worker("w-1").intent).toBeUndefined();
+    expect(sim.worker("w-1").current?.seq).toBe(before);
+    expect(label(sim)).toBe("Needs you");
+    // The person answers the card in ChatGPT; the turn streams on.
+    sim.observe("w-1", "generating");
+    expect(label(sim)).toBe("Working");
+  });
 });

@@ -1,5 +1,6 @@
 // Read models shared by MCP tools and the extension UI: runs and workers in operator words (spec 17.1).
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import type { Attempt, DomainState, Run, Worker } from "../core/model.ts";
 import { dispositionOf, effectivePolicy } from "../core/policy.ts";
 import { ownedClaims } from "../core/worktrees.ts";
@@ -23,6 +24,7 @@ export type StateLabel =
  * worker is Idle and Continue now is offered.
  */
 export function stateLabel(w: Worker, run: Run | undefined): StateLabel {
+  if (awaitingApproval(w)) return "Needs you";
   switch (dispositionOf(w)) {
     case "completed":
       return "Complete";
@@ -41,6 +43,18 @@ export function stateLabel(w: Worker, run: Run | undefined): StateLabel {
     case "awaiting_execution":
       return w.intent && !heldForPerson(w, w.intent, run) ? "Resuming" : "Idle";
   }
+}
+
+/**
+ * A tool-confirmation card holds the turn in ChatGPT until a person answers it there (the page reports it; the core
+ * submits nothing meanwhile): the worker needs someone, whatever else it waits for, until the page moves on.
+ */
+export function awaitingApproval(w: Worker): boolean {
+  return (
+    w.status === "active" &&
+    w.conversation.state === "error" &&
+    w.conversation.errorCode === AWAITING_APPROVAL
+  );
 }
 
 /** Mirrors the core's `manual_policy` hold (evaluate.ts): manual mode delivers only explicit intents. */
@@ -70,6 +84,8 @@ export interface WorkerView {
     readonly url: string | null;
     /** The agent's own last `status:` line (spec 27.3): a signal only; the worker's state is authoritative. */
     readonly reportedStatus: string | null;
+    /** What the page reported with an `error` state (e.g. AWAITING_APPROVAL: a tool card waits for a person). */
+    readonly errorCode: string | null;
   };
   readonly wait: Worker["wait"] | null;
   readonly pause: Worker["pause"] | null;
@@ -108,6 +124,7 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
       binding: w.conversation.binding,
       url: w.conversation.url ?? null,
       reportedStatus: w.conversation.reportedStatus ?? null,
+      errorCode: w.conversation.errorCode ?? null,
     },
     wait: w.wait ?? null,
     pause: w.pause ?? null,
