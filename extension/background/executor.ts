@@ -1,6 +1,7 @@
 // The background executor: it carries out the host's commands in ChatGPT tabs exactly once, reports what the
 // tabs show, and after any restart tells the host precisely what it knows (spec 12, 13.2, 13.3, 19, 21, 22).
 // It never decides that another turn is warranted (spec 12.1): it only submits what the host commands.
+import { isChatGptStartUrl } from "../../shared/chatgpt-start-url.ts";
 import {
   PROTOCOL_VERSION,
   type CommandMessage,
@@ -698,7 +699,12 @@ export class Executor {
     const { api, db } = this.deps;
     if (entry.type === "conversation.create") {
       const previous = await db.bindings.get(entry.workerId);
-      const tab = await api.tabs.create({ url: NEW_CHAT_URL, active: this.focusNewTabs });
+      // A GPT's or project's page when the host names one (checked again here: nothing else is opened), else a new chat.
+      const start =
+        entry.conversationUrl !== undefined && isChatGptStartUrl(entry.conversationUrl)
+          ? entry.conversationUrl
+          : NEW_CHAT_URL;
+      const tab = await api.tabs.create({ url: start, active: this.focusNewTabs });
       if (tab.id === undefined)
         return { errorCode: "EXECUTOR_UNAVAILABLE", detail: "the browser opened no tab" };
       await db.bindings.put({

@@ -33,6 +33,29 @@ describe("commands", () => {
     );
   });
 
+  it("creates the conversation in the GPT or project page the host names, and nowhere else", async () => {
+    h = new Harness();
+    await h.connected();
+    const opened: string[] = [];
+    const openTab = h.browser.openTab.bind(h.browser);
+    h.browser.openTab = (url) => {
+      opened.push(url);
+      return openTab(url);
+    };
+    const project = "https://chatgpt.com/g/g-p-0123456789abcdef0123456789abcdef-site/project";
+    const cases = [
+      ["w1", project],
+      ["w2", "https://chatgpt.com/g/g-abc123def-writer"],
+      ["w3", "https://example.com/g/g-abc123def-writer"],
+    ] as const; // three: the global limit of generating tabs
+    for (const [w, url] of cases) {
+      const cmd = command(w, 0, "conversation.create", { conversationUrl: url });
+      h.host.send(cmd);
+      expect(await h.result(cmd.commandId)).toMatchObject({ outcome: "submitted", workerId: w });
+    }
+    expect(opened).toEqual([project, cases[1][1], "https://chatgpt.com/"]);
+  });
+
   it("reports the result without waiting for the generation to end", async () => {
     h = new Harness();
     await h.connected();

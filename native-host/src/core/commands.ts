@@ -9,6 +9,8 @@ export const COMMAND_TYPES: Readonly<Record<Delivery, CommandType>> = {
 };
 
 export function commandFor(w: Worker, attempt: Attempt): ExecutorCommand {
+  // A create goes to the worker's GPT or project page when it has one and no conversation yet.
+  const url = w.conversation.url ?? (attempt.delivery === "create" ? w.startUrl : undefined);
   return {
     type: COMMAND_TYPES[attempt.delivery],
     commandId: attempt.commandId,
@@ -16,7 +18,7 @@ export function commandFor(w: Worker, attempt: Attempt): ExecutorCommand {
     executionId: attempt.id,
     runId: attempt.runId,
     workerId: attempt.workerId,
-    ...(w.conversation.url ? { conversationUrl: w.conversation.url } : {}),
+    ...(url ? { conversationUrl: url } : {}),
     deadlineAt: attempt.deadlineAt,
     prompt: {
       kind: attempt.promptKind,

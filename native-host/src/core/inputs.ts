@@ -31,6 +31,8 @@ export type Input =
       readonly policy?: PolicyPatch;
       /** Work locations (worktree paths or branches) the worker owns from the start (spec 24). */
       readonly worktrees?: readonly string[];
+      /** A chatgpt.com GPT or project page to start the worker's conversation in (default: a plain new chat). */
+      readonly startUrl?: string;
     }
   | { readonly type: "worker.claim_worktree"; readonly workerId: string; readonly worktree: string }
   | { readonly type: "worker.release_worktree"; readonly workerId: string; readonly worktree: string }

@@ -174,6 +174,8 @@ export interface Worker {
   readonly parentId?: string;
   readonly objective: string;
   readonly acceptance: readonly string[];
+  /** The chatgpt.com GPT or project page its conversation is started in; absent: a plain new chat. */
+  readonly startUrl?: string;
   readonly createdAt: number;
   readonly status: LifecycleStatus;
   readonly endedAt?: number;

@@ -1,6 +1,7 @@
 // Worker operations (spec 8, 14, 15): spawn, progress, explicit outcomes, waits, pause / continue now / stop.
 import { castDraft } from "immer";
 import { applyPolicyPatch, type ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { isChatGptStartUrl } from "../../../shared/chatgpt-start-url.ts";
 import { recordProgress } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
@@ -48,6 +49,12 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
   if (parentPath !== undefined && !parent) {
     return reject("NOT_FOUND", `parent ${parentPath} does not exist in run ${run.id}`);
   }
+  if (input.startUrl !== undefined && !isChatGptStartUrl(input.startUrl)) {
+    return reject(
+      "INVALID_INPUT",
+      `startUrl '${input.startUrl}' must be a chatgpt.com GPT page (…/g/g-<id>-<name>) or project page (…/g/g-p-<id>-<name>/project)`,
+    );
+  }
   const merged = applyPolicyPatch(run.defaultPolicy, input.policy ?? {});
   if (!merged.ok) return reject("INVALID_POLICY", merged.message);
   const worktrees = checkSpawnWorktrees(ctx, run.id, input.worktrees ?? [], input.workerId);
@@ -61,6 +68,7 @@ export function spawnWorker(ctx: Ctx, input: Of<"worker.spawn">): Rejection | vo
     ...(parent ? { parentId: parent.id } : {}),
     objective: input.objective,
     acceptance: input.acceptance ?? [],
+    ...(input.startUrl !== undefined ? { startUrl: input.startUrl } : {}),
     createdAt: ctx.now,
     status: "active",
     policyOverride: input.policy ?? {},

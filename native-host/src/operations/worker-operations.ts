@@ -45,6 +45,13 @@ export const workerSpawn = defineOperation({
       .describe(
         "Work locations (git worktree paths or branch names) the worker owns; one owner each per run",
       ),
+    startUrl: z
+      .string()
+      .max(2_000)
+      .optional()
+      .describe(
+        "Start the conversation in this Custom GPT or project instead of a plain new chat: its chatgpt.com page, e.g. https://chatgpt.com/g/g-p-<id>-<name>/project",
+      ),
   },
   annotations: { ...WRITE, idempotentHint: false },
   run(ctx, input) {
@@ -61,6 +68,7 @@ export const workerSpawn = defineOperation({
         ...(input.acceptance ? { acceptance: input.acceptance } : {}),
         ...(input.policy ? { policy: input.policy } : {}),
         ...(input.worktrees ? { worktrees: input.worktrees } : {}),
+        ...(input.startUrl ? { startUrl: input.startUrl } : {}),
       },
       id,
     );

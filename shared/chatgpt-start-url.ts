@@ -1,0 +1,22 @@
+// Where a new conversation may start besides the plain new chat: a Custom GPT's or a project's page on chatgpt.com
+// (research/chatgpt-dom.md §6). Checked by the host when a worker is spawned and again by the extension before it
+// opens the tab, so nothing else is ever opened for a command.
+
+/** `/g/g-<id>-<slug>` (a GPT) or `/g/g-p-<hex>-<slug>/project` (a project), optionally with a trailing slash. */
+const START_PATH = /^\/g\/g-[A-Za-z0-9][A-Za-z0-9-]*(?:\/project)?\/?$/;
+
+/** Whether `url` is a chatgpt.com GPT or project page a new conversation can be started from. */
+export function isChatGptStartUrl(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  return (
+    u.origin === "https://chatgpt.com" &&
+    u.username === "" &&
+    u.password === "" &&
+    START_PATH.test(u.pathname)
+  );
+}
