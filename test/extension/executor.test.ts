@@ -564,8 +564,16 @@ describe("trust boundaries", () => {
     h.host.send({ kind: "command", commandId: "x" });
     h.host.send({ kind: "launch-missiles" });
     h.host.send("not even an object");
-    await waitFor(() => h.executor.health().connection.droppedInvalid === 3, "dropped");
+    // Oversized: a prompt past the protocol's 100,000-character cap is refused whole, nothing journalled or opened.
+    const huge = command("w9", 0, "conversation.create", {
+      prompt: { promptId: "resume@1", text: "x".repeat(100_001) },
+    });
+    h.host.send(huge);
+    await waitFor(() => h.executor.health().connection.droppedInvalid === 4, "dropped");
     expect(h.log.has(/dropped an invalid host message \(kind "command"\)/)).toBe(true);
+    expect(h.log.has(/prompt\.text Too big/i)).toBe(true);
+    expect(await h.db.journal.get(huge.commandId)).toBeUndefined();
+    expect(h.browser.tabs.size).toBe(0);
     expect(h.sent("command.ack")).toEqual([]);
     await h.createWorker("w1");
   });
