@@ -7,8 +7,9 @@ import { CONVERSATION_ID, FakeChatGpt, NEW_CONVERSATION_ID, fakePageSuite } from
 const LAYOUTS = ["classic", "composer-2026"] as const;
 const CONVERSATION_URL = `https://chatgpt.com/c/${CONVERSATION_ID}`;
 
-/** A started adapter on a fresh page, after the initial quiet period. */
+/** A started adapter on a fresh page, after the initial quiet period. Every test fails on a never-click click. */
 const setup = fakePageSuite({
+  forbidClicks: true,
   beforeEach,
   afterEach,
   useFakeTimers: () => vi.useFakeTimers(),
