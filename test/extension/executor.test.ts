@@ -221,6 +221,43 @@ describe("concurrency (spec 21)", () => {
     expect(order).toEqual(["wa:start", "wb:start", "wb:end", "wa:end", "wa:start", "wa:end"]);
   });
 
+  it("queues a worker's follow-up behind its create still submitting, while an unrelated create goes ahead", async () => {
+    h = new Harness();
+    await h.connected();
+    const gate = deferred<void>();
+    const order: string[] = [];
+    // Every tab's page gates the submission of wc's create until the test opens the gate.
+    const openTab = h.browser.openTab.bind(h.browser);
+    h.browser.openTab = (url) => {
+      const tab = openTab(url);
+      const load = tab.load.bind(tab);
+      tab.load = () => {
+        const adapter = load();
+        adapter.behaviour = async (request, page) => {
+          const [, n, worker] = /Prompt (\d+) for (\w+)/.exec(request.text) ?? [];
+          order.push(`${worker}:${n}:start`);
+          if (worker === "wc" && n === "0") await gate.promise;
+          order.push(`${worker}:${n}:end`);
+          return page.accept(request);
+        };
+        return adapter;
+      };
+      return tab;
+    };
+    h.host.send(command("wc", 0, "conversation.create"));
+    h.host.send(command("wc", 1)); // wc's follow-up, before its create has a result
+    h.host.send(command("wd", 0, "conversation.create"));
+    await h.result("wd:0:cmd");
+    expect(order).toEqual(["wc:0:start", "wd:0:start", "wd:0:end"]);
+    expect(h.sent("command.result", "wc:1:cmd")).toEqual([]);
+
+    gate.resolve();
+    await h.result("wc:1:cmd");
+    expect(order).toEqual(["wc:0:start", "wd:0:start", "wd:0:end", "wc:0:end", "wc:1:start", "wc:1:end"]);
+    // The follow-up went to the tab its create opened: two tabs in all.
+    expect(h.browser.tabs.size).toBe(2);
+  });
+
   it("keeps at most N tabs generating: the next worker waits for an idle report", async () => {
     h = new Harness({ maxGenerating: 2 });
     await h.connected();
