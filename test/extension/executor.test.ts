@@ -586,11 +586,21 @@ describe("trust boundaries", () => {
     for (const sender of rejected) await h.browser.send(report, sender);
     await h.browser.send({ type: "content.state", report: { state: "idle", extra: 1 } }, good); // schema
     await h.browser.send({ type: "content.command", text: "send this" }, good); // not a content message
+    // Oversized fields from the right page: refused whole, with the reason logged.
+    await h.browser.send(
+      { type: "content.state", report: { state: "error", errorCode: "E".repeat(101) } },
+      good,
+    );
+    await h.browser.send(
+      { type: "content.state", report: { state: "idle", url: `${good.url}?${"x".repeat(2_000)}` } },
+      good,
+    );
     await sleep(30);
     expect(h.sent("conversation.state")).toHaveLength(before);
     expect(h.log.lines.filter((l) => /rejected a message|dropped an invalid message/.test(l)).length).toBe(
-      rejected.length + 1, // the tab-less one is not a content message at all
+      rejected.length + 3, // the tab-less one is not a content message at all
     );
+    expect(h.log.has(/dropped an invalid message from tab \d+: Too big: .*<=100 characters/)).toBe(true);
     expect(await h.browser.send(report, good)).toEqual({ managed: true });
     await waitFor(() => h.sent("conversation.state").length === before + 1, "accepted report");
   });
