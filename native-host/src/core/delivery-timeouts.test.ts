@@ -1,0 +1,67 @@
+// Spec 26.3 (repeated delivery timeouts): each is answered by one fresh `continue`, and they count as turns without
+// progress, so the stall warning and pause stop the series; while paused nothing is sent until Resume.
+import { describe, expect, it } from "vitest";
+import { Simulation } from "./simulation.ts";
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+
+function timeoutSeries(): Simulation {
+  const sim = new Simulation();
+  sim.apply({
+    type: "run.create",
+    runId: "run-1",
+    name: "Run",
+    policy: { mode: "auto", stallWarningAfterNoProgressAttempts: 2, stallPauseAfterNoProgressAttempts: 3 },
+  });
+  sim.apply({ type: "worker.spawn", runId: "run-1", workerId: "w-1", path: "/root", objective: "Build it" });
+  sim.result("w-1");
+  sim.observe("w-1", "generating");
+  return sim;
+}
+
+/** The page shows "Message delivery timed out" on the newest turn; the grace passes. */
+function timeOut(sim: Simulation): void {
+  sim.observe("w-1", "error", "MESSAGE_DELIVERY_TIMEOUT");
+  sim.advance(3 * SECOND);
+}
+
+describe("repeated delivery timeouts", () => {
+  it("each gets one fresh continue until the stall rules warn and then pause the worker", () => {
+    const sim = timeoutSeries();
+    const types = () => sim.events.map((e) => e.type);
+    timeOut(sim);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+    expect(sim.commandsFor("w-1")[1]).toMatchObject({
+      type: "conversation.send",
+      prompt: { kind: "continue" },
+    });
+    sim.result("w-1");
+    sim.observe("w-1", "generating");
+    timeOut(sim);
+    expect(sim.commandsFor("w-1")).toHaveLength(3);
+    expect(types()).toContain("continuation.warning");
+    expect(types()).not.toContain("continuation.paused_for_stall");
+    sim.result("w-1");
+    sim.observe("w-1", "generating");
+    timeOut(sim);
+    // The third turn without progress pauses the worker: no fourth submission, however long we wait.
+    expect(types()).toContain("continuation.paused_for_stall");
+    expect(sim.worker("w-1").pause?.source).toBe("stall");
+    sim.advance(60 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(3);
+  });
+
+  it("while the operator has paused the worker, a timeout's continue waits for Resume, then goes once", () => {
+    const sim = timeoutSeries();
+    sim.apply({ type: "worker.pause", workerId: "w-1" });
+    timeOut(sim);
+    sim.advance(30 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    sim.apply({ type: "worker.resume", workerId: "w-1" });
+    sim.advance(3 * SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+    sim.advance(30 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+  });
+});
