@@ -13,7 +13,14 @@ import {
   HeldTurns,
   workingTurn,
 } from "./scenario-kit.ts";
-import { contentScriptWorlds, DASHBOARD_URL, openPage, openPopup, OverlayProbe } from "./ui-kit.ts";
+import {
+  contentScriptWorlds,
+  DASHBOARD_URL,
+  openPage,
+  openPopup,
+  OVERLAY_HOST_ID,
+  OverlayProbe,
+} from "./ui-kit.ts";
 import { sendByHand } from "./zero-setup-kit.ts";
 
 let e2e: ChromiumE2E;
@@ -171,6 +178,24 @@ describe("operator UI in Chromium (issue 6)", { timeout: 120_000 }, () => {
     try {
       await overlay.waitBadge("Working", (t) => t.includes("Working"));
       await overlay.openDrawer();
+      // Spec 26.3: the overlay, drawer open, covers none of the page's own controls: a pointer at the composer and its
+      // buttons (Send or Stop, voice, dictation) still reaches the page's element, not the overlay's host.
+      const hits = await tab.evaluate((hostId) => {
+        const host = document.getElementById(hostId);
+        const controls = document.querySelectorAll(
+          'form [contenteditable="true"], form button, [data-testid="send-button"], [data-testid="stop-button"]',
+        );
+        return [...controls].map((el) => {
+          const r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return {
+            visible: r.width > 0 && r.height > 0,
+            onOverlay: hit !== null && host?.contains(hit) === true,
+          };
+        });
+      }, OVERLAY_HOST_ID);
+      expect(hits.filter((h) => h.visible).length).toBeGreaterThanOrEqual(2);
+      expect(hits.filter((h) => h.onOverlay)).toEqual([]);
       await overlay.click("pause");
       await e2e.waitWorker(workerId, "paused by the operator", (w) => w.worker.pause?.source === "operator");
       gate.resolve();
