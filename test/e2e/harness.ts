@@ -2,7 +2,7 @@
 // the native host manifest into a temp Chromium profile, launches Debian's Chromium through playwright-core with
 // the extension loaded and chatgpt.com mapped to the fake, and connects an MCP client to the real host it spawns.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -140,14 +140,14 @@ export class ChromiumE2E {
   static async start(ext: string, opts: E2EOptions = {}): Promise<ChromiumE2E> {
     const fake = opts.fake ?? (await FakeChatGPT.start(opts));
     const home = opts.home ?? mkdtempSync(path.join(tmpdir(), "orch-e2e-home-"));
-    const udd = mkdtempSync(path.join(tmpdir(), "orch-e2e-udd-"));
     const fakeHome = mkdtempSync(path.join(tmpdir(), "orch-e2e-userhome-"));
+    // Chromium's default profile under that HOME: it reads the user-level manifest from
+    // ~/.config/chromium/NativeMessagingHosts, exactly where a plain `orchestrator install` writes it.
+    const udd = path.join(fakeHome, ".config", "chromium");
+    mkdirSync(udd, { recursive: true });
     const e2e = new ChromiumE2E(ext, fake, home, udd, fakeHome, !opts.fake, !opts.home);
     e2e.headless = opts.headless ?? true;
-    await orchestratorCli(["install", "--browser", "chromium", "--profile-dir", udd], {
-      ORCHESTRATOR_HOME: home,
-      HOME: fakeHome,
-    });
+    await orchestratorCli(["install", "--browser", "chromium"], { ORCHESTRATOR_HOME: home, HOME: fakeHome });
     await e2e.launch();
     return e2e;
   }
