@@ -29,7 +29,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { LeanMcpSession, leanAgent } from "./mcp-lean-client.ts";
+import { LeanMcpSession, leanPool } from "./mcp-lean-client.ts";
 
 const SESSIONS = 50;
 const WORKERS = Number(process.env.MCP_BENCH_WORKERS ?? 10);
@@ -228,13 +228,13 @@ function fsyncFloor(): Summary {
 }
 
 // -------------------------------------------------------------------------------------------------------- phases
-async function openMany(host: Host, n: number, agent = leanAgent()): Promise<LeanMcpSession[]> {
+async function openMany(host: Host, n: number, pool = leanPool(host.url)): Promise<LeanMcpSession[]> {
   const out: LeanMcpSession[] = [];
   while (out.length < n) {
     const batch = Math.min(25, n - out.length);
     out.push(
       ...(await Promise.all(
-        Array.from({ length: batch }, () => LeanMcpSession.open(agent, host.url, host.token)),
+        Array.from({ length: batch }, () => LeanMcpSession.open(pool, host.url, host.token)),
       )),
     );
   }

@@ -1,9 +1,10 @@
-// The benchmark's load generator: MCP sessions spoken as plain JSON-RPC over keep-alive node:http, so that on a small
-// machine the generator's own CPU does not show up as server latency. It does what an MCP client must (initialize,
-// notifications/initialized, Mcp-Session-Id and MCP-Protocol-Version on every later request, Accept of both JSON and
-// event streams) and checks every answer; the official SDK client is what the tests use.
-import { Agent, request } from "node:http";
+// The benchmark's load generator: MCP sessions spoken as plain JSON-RPC over keep-alive HTTP/1.1 with undici (Node's
+// own fetch is built on it), so that on a small machine the generator's own CPU does not show up as server latency. It
+// does what an MCP client must (initialize, notifications/initialized, Mcp-Session-Id and MCP-Protocol-Version on every
+// later request, Accept of both JSON and event streams) and checks every answer; the official SDK client is what the
+// tests use.
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { Pool } from "undici";
 
 interface HttpAnswer {
   readonly status: number;
@@ -24,7 +25,7 @@ export class LeanMcpSession {
   private baseHeaders: Record<string, string>;
 
   private constructor(
-    private readonly agent: Agent,
+    private readonly pool: Pool,
     private readonly url: URL,
     token: string,
   ) {
@@ -36,8 +37,8 @@ export class LeanMcpSession {
   }
 
   /** Opens a session: initialize, then the initialized notification (which the server answers with 202). */
-  static async open(agent: Agent, url: URL, token: string): Promise<LeanMcpSession> {
-    const session = new LeanMcpSession(agent, url, token);
+  static async open(pool: Pool, url: URL, token: string): Promise<LeanMcpSession> {
+    const session = new LeanMcpSession(pool, url, token);
     const init = await session.post(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -99,57 +100,38 @@ export class LeanMcpSession {
   }
 
   /**
-   * A keep-alive connection the server closed while idle fails on reuse with ECONNRESET before the server read
-   * anything: such a request is sent again once on a fresh connection (the pattern Node's http docs recommend).
+   * A keep-alive connection the server closed while idle fails on reuse before the server read anything: undici
+   * retries such a request itself only when it is idempotent, so a POST is sent again here, once, on a fresh
+   * connection (the pattern Node's http docs recommend).
    */
   private async send(method: "POST" | "DELETE", body: string | undefined): Promise<HttpAnswer> {
     try {
       return await this.sendOnce(method, body);
     } catch (e) {
-      if ((e as { retryable?: boolean }).retryable) return this.sendOnce(method, body);
+      if ((e as { code?: string }).code === "UND_ERR_SOCKET") return this.sendOnce(method, body);
       throw e;
     }
   }
 
-  private sendOnce(method: "POST" | "DELETE", body: string | undefined): Promise<HttpAnswer> {
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { ...this.baseHeaders };
-      if (body !== undefined) headers["Content-Length"] = Buffer.byteLength(body);
-      let answered = false;
-      const req = request(
-        {
-          agent: this.agent,
-          host: this.url.hostname,
-          port: this.url.port,
-          path: this.url.pathname,
-          method,
-          headers,
-        },
-        (res) => {
-          answered = true;
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("error", reject);
-          res.on("end", () => {
-            const sid = res.headers["mcp-session-id"];
-            resolve({
-              status: res.statusCode ?? 0,
-              sessionId: Array.isArray(sid) ? sid[0] : sid,
-              contentType: res.headers["content-type"] ?? "",
-              text: Buffer.concat(chunks).toString("utf8"),
-            });
-          });
-        },
-      );
-      req.on("error", (e: NodeJS.ErrnoException) =>
-        reject(Object.assign(e, { retryable: req.reusedSocket && !answered && e.code === "ECONNRESET" })),
-      );
-      req.end(body);
-    });
+  private async sendOnce(method: "POST" | "DELETE", body: string | undefined): Promise<HttpAnswer> {
+    const res = await this.pool.request({ path: this.url.pathname, method, headers: this.baseHeaders, body });
+    const header = (name: string) => {
+      const v = res.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    return {
+      status: res.statusCode,
+      sessionId: header("mcp-session-id"),
+      contentType: header("content-type") ?? "",
+      text: await res.body.text(),
+    };
   }
 }
 
-/** A keep-alive connection pool without a cap, so every parked long-poll has its own connection. */
-export function leanAgent(): Agent {
-  return new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 1024 });
+/**
+ * A keep-alive connection pool for one server without a cap, one request per connection at a time (no pipelining), so
+ * every parked long-poll has its own connection.
+ */
+export function leanPool(url: URL): Pool {
+  return new Pool(url.origin, { connections: null, pipelining: 1 });
 }
