@@ -1,5 +1,5 @@
-// Spec 26.3 (repeated delivery timeouts): each is answered by one fresh `continue`, and they count as turns without
-// progress, so the stall warning and pause stop the series; while paused nothing is sent until Resume.
+// Commands that did not reach the conversation: repeated delivery timeouts each get one fresh `continue` and count as
+// turns without progress (spec 26.3), so the stall rules end the series; a refused create is tried again on Continue now.
 import { describe, expect, it } from "vitest";
 import { Simulation } from "./simulation.ts";
 
@@ -62,6 +62,29 @@ describe("repeated delivery timeouts", () => {
     sim.advance(3 * SECOND);
     expect(sim.commandsFor("w-1")).toHaveLength(2);
     sim.advance(30 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+  });
+});
+
+describe("a command that never reached a conversation", () => {
+  it("a create refused before any tab showed it (DEADLINE_EXCEEDED) is tried again on Continue now", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
+    sim.apply({
+      type: "worker.spawn",
+      runId: "run-1",
+      workerId: "w-1",
+      path: "/root",
+      objective: "Build it",
+    });
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    // Nothing can change a conversation that does not exist: no automatic retry, the stall rules surface it.
+    sim.advance(90 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    expect(sim.worker("w-1").pause?.source).toBe("stall");
+    sim.apply({ type: "worker.continue_now", workerId: "w-1", clearPause: true });
+    expect(sim.commandsFor("w-1").map((c) => c.type)).toEqual(["conversation.create", "conversation.create"]);
+    sim.advance(60 * MINUTE);
     expect(sim.commandsFor("w-1")).toHaveLength(2);
   });
 });

@@ -277,6 +277,9 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   const coalesced = w.intent?.manual === true || w.current?.state === "scheduled";
   // While generating this queues one resume for after the turn (spec 15.2); the UI shows it as Resuming.
   addWake(ctx, w, { reason: "continue_now", explicit: true, manual: true });
+  // A person asks for the turn now: the wait for the conversation to change after an undelivered command ends here.
+  // That change may never come (a create that never reached a tab has no conversation to change).
+  if (w.intent) delete w.intent.awaitChangeAfter;
   ctx.reply = { coalesced, afterCurrentTurn: w.conversation.state === "generating" };
 }
 
