@@ -8,13 +8,7 @@ const MINUTE = 60 * SECOND;
 
 function timeoutSeries(): Simulation {
   const sim = new Simulation();
-  sim.apply({
-    type: "run.create",
-    runId: "run-1",
-    name: "Run",
-    policy: { mode: "auto", stallWarningAfterNoProgressAttempts: 2, stallPauseAfterNoProgressAttempts: 3 },
-  });
-  sim.apply({ type: "worker.spawn", runId: "run-1", workerId: "w-1", path: "/root", objective: "Build it" });
+  sim.spawn({ policy: { stallWarningAfterNoProgressAttempts: 2, stallPauseAfterNoProgressAttempts: 3 } });
   sim.result("w-1");
   sim.observe("w-1", "generating");
   return sim;

@@ -1,5 +1,6 @@
 // A simulated world for the core: fake clock, seeded randomness, an executor that records commands.
 // Used by the unit and property tests; it drives `transition` exactly as the scheduler shell will.
+import type { PolicyPatch } from "../../../shared/continuation-policy.ts";
 import type { ExecutorCommand } from "./effects.ts";
 import type { DomainEvent } from "./events.ts";
 import type { Input } from "./inputs.ts";
@@ -103,14 +104,39 @@ export class Simulation {
     });
   }
 
-  /** Creates a run and spawns a worker whose bootstrap turn is submitted and generating. */
-  start(opts: { mode?: "auto" | "manual"; workerId?: string; path?: string; runId?: string } = {}): string {
+  /**
+   * Creates the run if it does not exist (with `policy`, Auto Resume by default) and spawns a worker; its bootstrap
+   * create command is sent, nothing more. Extra spawn fields (e.g. `startUrl`) go with the spawn.
+   */
+  spawn(
+    opts: {
+      workerId?: string;
+      path?: string;
+      runId?: string;
+      policy?: PolicyPatch;
+      startUrl?: string;
+    } = {},
+  ): string {
     const runId = opts.runId ?? "run-1";
     const workerId = opts.workerId ?? "w-1";
     if (!this.state.runs[runId]) {
-      this.apply({ type: "run.create", runId, name: "Run", policy: { mode: opts.mode ?? "auto" } });
+      this.apply({ type: "run.create", runId, name: "Run", policy: { mode: "auto", ...opts.policy } });
     }
-    this.apply({ type: "worker.spawn", runId, workerId, path: opts.path ?? "/root", objective: "Build it" });
+    this.apply({
+      type: "worker.spawn",
+      runId,
+      workerId,
+      path: opts.path ?? "/root",
+      objective: "Build it",
+      ...(opts.startUrl !== undefined ? { startUrl: opts.startUrl } : {}),
+    });
+    return workerId;
+  }
+
+  /** Creates a run and spawns a worker whose bootstrap turn is submitted and generating. */
+  start(opts: { mode?: "auto" | "manual"; workerId?: string; path?: string; runId?: string } = {}): string {
+    const { mode, ...rest } = opts;
+    const workerId = this.spawn({ ...rest, policy: { mode: mode ?? "auto" } });
     this.result(workerId);
     this.observe(workerId, "generating");
     return workerId;

@@ -9,15 +9,7 @@ const PROJECT = "https://chatgpt.com/g/g-p-0123456789abcdef0123456789abcdef-site
 describe("a worker's start page", () => {
   it("goes with the create command (and its redelivery), never with later sends", () => {
     const sim = new Simulation();
-    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
-    sim.apply({
-      type: "worker.spawn",
-      runId: "run-1",
-      workerId: "w-1",
-      path: "/root",
-      objective: "Build it",
-      startUrl: PROJECT,
-    });
+    sim.spawn({ startUrl: PROJECT });
     expect(sim.commands.at(-1)).toMatchObject({ type: "conversation.create", conversationUrl: PROJECT });
     expect(pendingCommands(sim.state.workers)).toEqual([sim.commands.at(-1)]);
     sim.result("w-1");
@@ -33,17 +25,9 @@ describe("a worker's start page", () => {
 
   it("is refused unless it is a chatgpt.com GPT or project page", () => {
     const sim = new Simulation();
-    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
-    expect(() =>
-      sim.apply({
-        type: "worker.spawn",
-        runId: "run-1",
-        workerId: "w-1",
-        path: "/root",
-        objective: "Build it",
-        startUrl: "https://example.com/g/g-abc123def-writer",
-      }),
-    ).toThrow(/INVALID_INPUT.*GPT page/);
+    expect(() => sim.spawn({ startUrl: "https://example.com/g/g-abc123def-writer" })).toThrow(
+      /INVALID_INPUT.*GPT page/,
+    );
     expect(sim.state.workers["w-1"]).toBeUndefined();
   });
 });
