@@ -63,14 +63,7 @@ describe("repeated delivery timeouts", () => {
 describe("a command that never reached a conversation", () => {
   it("a create refused before any tab showed it (DEADLINE_EXCEEDED) is tried again on Continue now", () => {
     const sim = new Simulation();
-    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "auto" } });
-    sim.apply({
-      type: "worker.spawn",
-      runId: "run-1",
-      workerId: "w-1",
-      path: "/root",
-      objective: "Build it",
-    });
+    sim.spawn();
     sim.result("w-1", "DEADLINE_EXCEEDED");
     // Nothing can change a conversation that does not exist: no automatic retry, the stall rules surface it.
     sim.advance(90 * MINUTE);
