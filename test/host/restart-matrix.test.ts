@@ -14,6 +14,8 @@ interface WorkerOut {
     label: string;
     attempt: { seq: number; state: string } | null;
     pause: { errorCode?: string } | null;
+    stallWarning: boolean;
+    noProgressAttempts: number;
   };
   attempts: { seq: number; reason: string; state: string; errorCode: string | null }[];
 }
@@ -132,6 +134,16 @@ describe("restart matrix (spec 26.2): SIGKILL at each boundary, restart, converg
   }
 
   const getWorker = (mcp: Client, workerId: string) => tool<WorkerOut>(mcp, "worker_get", { workerId });
+
+  /** How many `continuation.warning` events the worker has in the durable log. */
+  async function warnings(mcp: Client, workerId: string) {
+    const { events } = await tool<{ events: { type: string }[] }>(mcp, "events_list", {
+      cursor: 0,
+      workerId,
+      limit: 500,
+    });
+    return events.filter((e) => e.type === "continuation.warning").length;
+  }
 
   it("1. idle reported, before the resume is scheduled", async () => {
     const life = await firstLife("idle-received", POLICY, (l) => Promise.resolve(idle(l)));
@@ -269,6 +281,36 @@ describe("restart matrix (spec 26.2): SIGKILL at each boundary, restart, converg
     expect(w.worker.label).toBe("Stalled");
     expect(w.attempts).toHaveLength(1);
     expect(ext.commands).toHaveLength(0);
+    noDuplicates(life.world, ext);
+    await shutdown(ext, mcp);
+  });
+
+  it("9. stall warning durable: warned once, still runnable, not warned again on the next turn", async () => {
+    // The first turn without progress reaches the warning threshold; the pause is far away.
+    const life = await firstLife(
+      "stall-applied",
+      { ...POLICY, stallWarningAfterNoProgressAttempts: 1, stallPauseAfterNoProgressAttempts: 5 },
+      (l) => Promise.resolve(idle(l)),
+    );
+    expect(life.world.received).toHaveLength(1);
+    const { ext, mcp } = await secondLife(life);
+    const before = await getWorker(mcp, life.workerId);
+    expect(before.worker).toMatchObject({ stallWarning: true, noProgressAttempts: 1, pause: null });
+    expect(await warnings(mcp, life.workerId)).toBe(1);
+
+    // Still runnable: the idle grace runs out in this life and the resume goes, once.
+    const resume = await waitFor(() => ext.commandsFor(life.workerId)[0], "the resume after the warning");
+    expect(resume.executionId).toBe(`${life.workerId}:2`);
+    ext.submit(resume);
+    ext.observe(life.workerId, "generating");
+    ext.observe(life.workerId, "idle");
+    // A second turn without progress counts, but the warning is not given twice.
+    const third = await waitFor(() => ext.commandsFor(life.workerId)[1], "attempt 3");
+    expect(third.executionId).toBe(`${life.workerId}:3`);
+    const after = await getWorker(mcp, life.workerId);
+    expect(after.worker).toMatchObject({ stallWarning: true, noProgressAttempts: 2, pause: null });
+    expect(after.worker.label).not.toBe("Stalled");
+    expect(await warnings(mcp, life.workerId)).toBe(1);
     noDuplicates(life.world, ext);
     await shutdown(ext, mcp);
   });
