@@ -104,6 +104,8 @@ export const uiRequestSchema = z
     /** An operation name of the shared operations layer (the MCP tool names). */
     op: z.string().min(1).max(100),
     params: z.unknown(),
+    /** The `nextCursor` of a cut `ui.response`: the next page of that same answer (same op; params are not read). */
+    cursor: z.string().min(1).max(200).optional(),
   })
   .strict();
 
@@ -165,7 +167,10 @@ export const uiResponseSchema = z
     ok: z.boolean(),
     result: z.unknown().optional(),
     error: errorSchema.optional(),
-    /** Present when the result was cut to stay under the message limit: ask again from this cursor. */
+    /**
+     * Present when the result was cut to stay under the message limit: ask again from this cursor. Fields that are
+     * not lists repeat on every page; each top-level list's items come once, in order, spread over the pages.
+     */
     nextCursor: z.string().optional(),
   })
   .strict();

@@ -108,6 +108,10 @@ interface Pending {
     error?: { code: string; message: string };
   }) => void;
   readonly timer: unknown;
+  readonly op: string;
+  readonly params: Record<string, unknown>;
+  /** The pages so far of an answer the host cut (`nextCursor`), merged. */
+  merged?: unknown;
 }
 
 type Reply = Parameters<Pending["resolve"]>[0];
@@ -167,12 +171,29 @@ export class UiBridge {
     }
     const pending = this.pending.get(message.requestId);
     if (!pending) return; // answered after a timeout or for a view that closed
+    const result =
+      message.ok && pending.merged !== undefined ? mergePage(pending.merged, message.result) : message.result;
+    let error = message.error;
+    if (message.ok && message.nextCursor !== undefined) {
+      // A cut answer: ask for the next page under the same request id (and the same timeout); views see it whole.
+      pending.merged = result;
+      const { op, params } = pending;
+      const next: ExtensionMessage = {
+        kind: "ui.request",
+        requestId: message.requestId,
+        op,
+        params,
+        cursor: message.nextCursor,
+      };
+      if (this.opts.host.send(next)) return;
+      error = { code: "HOST_UNAVAILABLE", message: "the native port is not open" };
+    }
     this.pending.delete(message.requestId);
     this.opts.timers.clearTimeout(pending.timer);
     pending.resolve({
-      ok: message.ok,
-      ...(message.result !== undefined ? { result: message.result } : {}),
-      ...(message.error ? { error: message.error } : {}),
+      ok: error === undefined && message.ok,
+      ...(error === undefined && message.ok && result !== undefined ? { result } : {}),
+      ...(error ? { error } : {}),
     });
   }
 
@@ -194,7 +215,7 @@ export class UiBridge {
         if (!this.pending.delete(requestId)) return;
         resolve({ ok: false, error: { code: "TIMEOUT", message: `the host did not answer ${op} in time` } });
       }, this.opts.requestTimeoutMs ?? 30_000);
-      this.pending.set(requestId, { resolve, timer });
+      this.pending.set(requestId, { resolve, timer, op, params });
       const sent = this.opts.host.send({ kind: "ui.request", requestId, op, params });
       if (!sent) {
         this.pending.delete(requestId);
@@ -492,6 +513,19 @@ export class UiBridge {
       pending.resolve({ ok: false, error: { code, message } });
     }
   }
+}
+
+/** Adds a page of a cut answer to the pages before it: the lists grow, the other fields are the same on each page. */
+function mergePage(merged: unknown, page: unknown): unknown {
+  if (typeof merged !== "object" || merged === null || typeof page !== "object" || page === null)
+    return merged;
+  const out: Record<string, unknown> = { ...(merged as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(page as Record<string, unknown>)) {
+    const before = out[key];
+    if (Array.isArray(before) && Array.isArray(value))
+      out[key] = (before as unknown[]).concat(value as unknown[]);
+  }
+  return out;
 }
 
 function describe(health: ConnectionHealth): string {

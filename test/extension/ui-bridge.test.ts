@@ -15,8 +15,10 @@ import { OVERLAY_PORT, UI_PORT } from "../../extension/ui/ui-protocol.ts";
 import { summarySchema } from "../../extension/ui/view-models.ts";
 import { Backend } from "../../native-host/src/backend/backend.ts";
 import { ExecutorHub } from "../../native-host/src/bridge/executor-hub.ts";
+import { encodeFrame } from "../../native-host/src/bridge/native-framing.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { invoke } from "../../native-host/src/operations/registry.ts";
+import type { HostMessage } from "../../shared/native-messages.ts";
 import { makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
 import { FAST, waitFor } from "./executor-harness.ts";
 import { EXTENSION_ID, FakeBrowser, FakeEvent, FakePort, MemoryLogger } from "./fake-browser.ts";
@@ -66,7 +68,12 @@ async function boot(): Promise<World> {
   const connect = host.connect.bind(host);
   host.connect = () => {
     const port = connect();
-    if (!port.closed) sessions.set(port, hub.connect({ label: "test", send: (m) => port.deliver(m) }));
+    // Framed as the real host frames it: a message over the browsers' limit throws instead of going out.
+    const send = (m: HostMessage) => {
+      encodeFrame(m);
+      port.deliver(m);
+    };
+    if (!port.closed) sessions.set(port, hub.connect({ label: "test", send }));
     return port;
   };
   host.receive = (port, message) => {
@@ -234,6 +241,31 @@ describe("ui bridge: pages", () => {
     const seen = client.changes.value;
     await call("run_continuation_set_default", { runId, patch: { mode: "manual" } });
     await waitFor(() => client.changes.value > seen, "change from MCP reached the view");
+  });
+
+  it("an answer too large for one native message reaches the view whole: the bridge follows nextCursor", async () => {
+    const { run } = (await call("run_create", { name: "big", policy: { mode: "manual" } })) as {
+      run: { id: string };
+    };
+    // Twelve workers at the input limits (a 20,000-character objective, 50 criteria of 2,000): about 2.5 MB.
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { worker } = (await call("worker_spawn", {
+        runId: run.id,
+        path: i === 0 ? "/root" : `/root/w${i}`,
+        objective: `${i} → "é"\n`.repeat(2_000),
+        acceptance: Array.from({ length: 50 }, (_, j) => `${i}.${j} ✓ "x"\n`.repeat(200).slice(0, 2_000)),
+      })) as { worker: { id: string } };
+      ids.push(worker.id);
+    }
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "status");
+    const summary = await client.call("ui_summary", {}, summarySchema);
+    if (!summary.ok) throw new Error(`ui_summary: ${summary.error.code} ${summary.error.message}`);
+    expect(summary.value.workers.map((x) => x.id)).toEqual(ids);
+    expect(summary.value.runs.map((r) => r.id)).toEqual([run.id]);
+    const continued = w.browser.host.of("ui.request").filter((m) => m.cursor !== undefined);
+    expect(continued.length).toBeGreaterThanOrEqual(2);
   });
 
   it("refuses non-UI operations, bad input comes back as the host's error, invalid messages are dropped", async () => {

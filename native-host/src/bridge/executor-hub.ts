@@ -1,6 +1,7 @@
 // Executor connections (extension ports, relayed or direct): the hello/welcome handshake, journal
 // reconciliation (spec 12.4, 13.2), routing commands to the executor holding the worker's binding, ui.request.
 import {
+  MAX_HOST_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   extensionMessageSchema,
   type ExtensionMessage,
@@ -28,6 +29,7 @@ import { invoke, type OperationDef } from "../operations/registry.ts";
 import type { CommandSink } from "../scheduler/scheduler.ts";
 import type { StoreLogger } from "../store/store-types.ts";
 import { faultPoint } from "../host/fault-points.ts";
+import { cutIntoPages, PagedAnswers } from "./ui-pages.ts";
 
 /** One framed channel to an executor: the browser's stdio port, or a relay's IPC socket. */
 export interface Connection {
@@ -60,6 +62,8 @@ interface Session {
   executorId: string | undefined;
   /** Messages of one connection are applied strictly in arrival order. */
   queue: Promise<void>;
+  /** ui.response answers cut into pages, waiting for their `nextCursor` requests. */
+  readonly pages: PagedAnswers;
 }
 
 export class ExecutorHub implements CommandSink {
@@ -71,7 +75,12 @@ export class ExecutorHub implements CommandSink {
 
   /** Registers a connection; returns the functions its transport calls. */
   connect(conn: Connection): { receive(raw: unknown): Promise<void>; close(): void } {
-    const session: Session = { conn, executorId: undefined, queue: Promise.resolve() };
+    const session: Session = {
+      conn,
+      executorId: undefined,
+      queue: Promise.resolve(),
+      pages: new PagedAnswers(),
+    };
     this.sessions.add(session);
     return {
       receive: (raw) => {
@@ -229,6 +238,11 @@ export class ExecutorHub implements CommandSink {
 
   private async hello(session: Session, hello: Hello): Promise<void> {
     if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      // Refused: the session stays without an executor id, so it is offered no command and no ui.changed.
+      this.opts.log.warn(
+        `${session.conn.label}: refused executor ${hello.executorId} (extension ${hello.extensionVersion}): ` +
+          `PROTOCOL_VERSION_MISMATCH, it speaks protocol ${hello.protocolVersion}, the host ${PROTOCOL_VERSION}`,
+      );
       session.conn.send({
         kind: "welcome",
         protocolVersion: PROTOCOL_VERSION,
@@ -335,6 +349,7 @@ export class ExecutorHub implements CommandSink {
     session: Session,
     m: Extract<ExtensionMessage, { kind: "ui.request" }>,
   ): Promise<void> {
+    if (m.cursor !== undefined) return this.nextPage(session, m, m.cursor);
     const result = (HOST_SETTINGS_OPS as readonly string[]).includes(m.op)
       ? this.settingsRequest(m.op, m.params)
       : await this.invokeForUi(m.op, m.params);
@@ -342,9 +357,49 @@ export class ExecutorHub implements CommandSink {
     const adopted =
       m.op === "conversation_adopt" && result.ok ? (result.value.worker as { id?: string }) : undefined;
     if (adopted?.id && session.executorId) this.owners.set(adopted.id, session.executorId);
-    const response: HostMessage = result.ok
+    let response: HostMessage = result.ok
       ? { kind: "ui.response", requestId: m.requestId, ok: true, result: result.value }
       : { kind: "ui.response", requestId: m.requestId, ok: false, error: result.error };
+    if (result.ok && Buffer.byteLength(JSON.stringify(response), "utf8") > MAX_HOST_MESSAGE_BYTES) {
+      // Too large for one frame: its lists go out in pages, the rest when the executor asks with nextCursor.
+      const pages = cutIntoPages(result.value, MAX_HOST_MESSAGE_BYTES);
+      if (pages && pages.length > 1) {
+        const nextCursor = session.pages.keep(m.op, pages);
+        this.opts.log.info(`ui.request ${m.op}: answered in ${pages.length} pages`);
+        response = { ...response, result: pages[0], nextCursor };
+      }
+    }
+    this.sendUiResponse(session, m, response);
+  }
+
+  /** The next page of an answer that was cut (see uiRequest). */
+  private nextPage(session: Session, m: Extract<ExtensionMessage, { kind: "ui.request" }>, cursor: string) {
+    const next = session.pages.take(m.op, cursor);
+    const response: HostMessage = next
+      ? {
+          kind: "ui.response",
+          requestId: m.requestId,
+          ok: true,
+          result: next.page,
+          ...(next.nextCursor ? { nextCursor: next.nextCursor } : {}),
+        }
+      : {
+          kind: "ui.response",
+          requestId: m.requestId,
+          ok: false,
+          error: {
+            code: "NOT_FOUND",
+            message: `${m.op}: no page at this cursor (expired); ask again from the start`,
+          },
+        };
+    this.sendUiResponse(session, m, response);
+  }
+
+  private sendUiResponse(
+    session: Session,
+    m: Extract<ExtensionMessage, { kind: "ui.request" }>,
+    response: HostMessage,
+  ): void {
     try {
       session.conn.send(response);
     } catch (e) {
