@@ -160,6 +160,10 @@ describe("the host on a damaged data directory", () => {
         expect(host.out.stderr).toContain(
           `orchestrator ${command}: ${what} header of ${damaged} fails its checksum`,
         );
+        // Also in the log, where a browser-launched host's reason can be found.
+        expect(readFileSync(join(home, "logs", "host.log"), "utf8")).toContain(
+          `WARN stopped: ${what} header of ${damaged} fails its checksum`,
+        );
         expect(host.out.stdout).toBe("");
         expect(store.map(fingerprint)).toEqual(before);
       },

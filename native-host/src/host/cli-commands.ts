@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CliContext } from "../cli/context.ts";
 import { isPidAlive } from "../cli/doctor.ts";
 import { readOwnerInfo } from "../store/owner-lock.ts";
+import { fileLogger } from "./file-logger.ts";
 import { ownerOptionsFromEnv } from "./host-entry.ts";
 import { runNativeHost, runServe } from "./native-host-command.ts";
 import { STATUS_FILE, type HostStatus } from "./status-file.ts";
@@ -17,7 +18,9 @@ export async function runNativeHostCommand(_args: readonly string[], ctx: CliCon
   // A closed browser end of stdout is normal at shutdown; the session ends through stdin.
   process.stdout.on("error", (e: Error) => options.log.info(`stdout closed: ${e.message}`));
   try {
-    return await runNativeHost({ ...options, input: process.stdin, output: process.stdout });
+    return await logFailure(options.dir, () =>
+      runNativeHost({ ...options, input: process.stdin, output: process.stdout }),
+    );
   } finally {
     // After an unrecoverable frame stdin is still open; release it so the process can exit.
     process.stdin.destroy();
@@ -26,16 +29,33 @@ export async function runNativeHostCommand(_args: readonly string[], ctx: CliCon
 
 export async function runServeCommand(_args: readonly string[], ctx: CliContext): Promise<number> {
   const options = ownerOptionsFromEnv(ctx.env);
-  return runServe({
-    ...options,
-    onReady: (url) => {
-      ctx.out(`ChatGPT Orchestrator backend running (pid ${process.pid}), data in ${options.dir}`);
-      ctx.out(
-        url ? `MCP: ${url} (see \`orchestrator connector\`)` : "MCP server not running (see logs/host.log)",
-      );
-      ctx.out("Press Ctrl+C to stop.");
-    },
-  });
+  return logFailure(options.dir, () =>
+    runServe({
+      ...options,
+      onReady: (url) => {
+        ctx.out(`ChatGPT Orchestrator backend running (pid ${process.pid}), data in ${options.dir}`);
+        ctx.out(
+          url ? `MCP: ${url} (see \`orchestrator connector\`)` : "MCP server not running (see logs/host.log)",
+        );
+        ctx.out("Press Ctrl+C to stop.");
+      },
+    }),
+  );
+}
+
+/**
+ * A failure that ends the host (e.g. a damaged store file refused at start) also goes to logs/host.log: the CLI prints
+ * it on stderr, which nobody sees when the browser launched the host. Not on stderr twice.
+ */
+async function logFailure(dir: string, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    fileLogger(dir, { stderr: false }).warn(
+      `stopped: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    throw error;
+  }
 }
 
 export function runStatusCommand(args: readonly string[], ctx: CliContext): Promise<number> {
