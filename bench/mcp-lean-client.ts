@@ -100,9 +100,10 @@ export class LeanMcpSession {
   }
 
   /**
-   * A keep-alive connection the server closed while idle fails on reuse before the server read anything: undici
-   * retries such a request itself only when it is idempotent, so a POST is sent again here, once, on a fresh
-   * connection (the pattern Node's http docs recommend).
+   * A keep-alive connection the server closed while idle fails on reuse with UND_ERR_SOCKET. undici retries only
+   * idempotent requests itself, so a POST is sent again here, once, on a fresh connection. That assumes what holds in
+   * this benchmark: the host closes connections only when idle (keep-alive timeout), so the first send never reached
+   * it; an error counted by the phase would show otherwise.
    */
   private async send(method: "POST" | "DELETE", body: string | undefined): Promise<HttpAnswer> {
     try {

@@ -1,9 +1,8 @@
 // Attention (issue 6): the toolbar badge counts workers that need a person or are paused for a stall, and an
 // optional desktop notification announces each new one. Read from the host's ui_summary after every change.
-import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
-import { summarySchema, type WorkerView } from "../ui/view-models.ts";
+import { summarySchema, waitsForToolApproval, type WorkerView } from "../ui/view-models.ts";
 import type { ConnectionHealth } from "./native-connection.ts";
 
 export interface AttentionApi {
@@ -37,7 +36,7 @@ const TITLE = "ChatGPT Orchestrator";
 
 /** One key per episode: a worker that needs a person again later (new request time) is announced again. */
 export function attentionKey(w: WorkerView): string | undefined {
-  if (w.label === "Needs you" && !w.wait && w.conversation.errorCode === AWAITING_APPROVAL) {
+  if (waitsForToolApproval(w) && !w.wait) {
     return `approval:${w.id}:${w.attempt?.seq ?? 0}`;
   }
   if (w.label === "Needs you") return `human:${w.id}:${w.wait?.requestedAt ?? 0}`;

@@ -1,6 +1,5 @@
 // The toolbar popup (spec 17.2): is the orchestrator connected, is Auto Resume on, which workers are working,
 // resuming or blocked, does anything need me, and what is this tab's worker doing — at a glance.
-import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
 import type { JSX } from "preact";
 import {
   act,
@@ -17,7 +16,13 @@ import { ago, attemptLine, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import type { UiClient } from "../ui/ui-client.ts";
 import { AdoptPanel, ReleaseButton } from "./adopt-panel.tsx";
-import { countsOf, summarySchema, type RunView, type WorkerView } from "../ui/view-models.ts";
+import {
+  countsOf,
+  summarySchema,
+  type RunView,
+  waitsForToolApproval,
+  type WorkerView,
+} from "../ui/view-models.ts";
 
 export interface PopupProps {
   readonly client: UiClient;
@@ -125,7 +130,7 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
               </p>
               <p>{attemptLine(w)}</p>
               {w.label === "Needs you" && w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
-              {w.label === "Needs you" && w.conversation.errorCode === AWAITING_APPROVAL ? (
+              {waitsForToolApproval(w) ? (
                 <p>Approve or deny the tool call in its ChatGPT conversation.</p>
               ) : null}
               <WorkerControls client={client} worker={w} show={{ continueNow: false, stop: false }} />

@@ -2,6 +2,7 @@
 // parsed before it is shown, so a host of another version shows an error instead of a half-drawn view.
 import { z } from "zod";
 import { continuationPolicySchema, policyPatchSchema } from "../../shared/continuation-policy.ts";
+import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
 
 /** Spec 17.1 words, as the host's views.ts produces them. */
 export const stateLabelSchema = z.enum([
@@ -70,6 +71,11 @@ export const workerViewSchema = z.object({
   unreadMessages: z.number(),
 });
 export type WorkerView = z.infer<typeof workerViewSchema>;
+
+/** Needs you because a tool-confirmation card in ChatGPT waits for a person (the host's `awaitingApproval`). */
+export function waitsForToolApproval(w: WorkerView): boolean {
+  return w.label === "Needs you" && w.conversation.errorCode === AWAITING_APPROVAL;
+}
 
 export const runViewSchema = z.object({
   id: z.string(),

@@ -357,19 +357,10 @@ export class ExecutorHub implements CommandSink {
     const adopted =
       m.op === "conversation_adopt" && result.ok ? (result.value.worker as { id?: string }) : undefined;
     if (adopted?.id && session.executorId) this.owners.set(adopted.id, session.executorId);
-    let response: HostMessage = result.ok
+    const response: HostMessage = result.ok
       ? { kind: "ui.response", requestId: m.requestId, ok: true, result: result.value }
       : { kind: "ui.response", requestId: m.requestId, ok: false, error: result.error };
-    if (result.ok && Buffer.byteLength(JSON.stringify(response), "utf8") > MAX_HOST_MESSAGE_BYTES) {
-      // Too large for one frame: its lists go out in pages, the rest when the executor asks with nextCursor.
-      const pages = cutIntoPages(result.value, MAX_HOST_MESSAGE_BYTES);
-      if (pages && pages.length > 1) {
-        const nextCursor = session.pages.keep(m.op, pages);
-        this.opts.log.info(`ui.request ${m.op}: answered in ${pages.length} pages`);
-        response = { ...response, result: pages[0], nextCursor };
-      }
-    }
-    this.sendUiResponse(session, m, response);
+    this.sendUiResponse(session, m, response, result.ok ? result.value : undefined);
   }
 
   /** The next page of an answer that was cut (see uiRequest). */
@@ -395,14 +386,35 @@ export class ExecutorHub implements CommandSink {
     this.sendUiResponse(session, m, response);
   }
 
+  /**
+   * Sends the answer; one the framing refuses as too large is sent in pages when `pageable` (its result) has lists to
+   * cut: the lists' first page now, the rest when the executor asks with nextCursor. Otherwise MESSAGE_TOO_LARGE.
+   */
   private sendUiResponse(
     session: Session,
     m: Extract<ExtensionMessage, { kind: "ui.request" }>,
     response: HostMessage,
+    pageable?: unknown,
   ): void {
     try {
       session.conn.send(response);
     } catch (e) {
+      const pages =
+        pageable !== undefined && (e as { code?: string }).code === "MESSAGE_TOO_LARGE"
+          ? cutIntoPages(pageable, MAX_HOST_MESSAGE_BYTES)
+          : undefined;
+      if (pages && pages.length > 1) {
+        const nextCursor = session.pages.keep(m.op, pages);
+        this.opts.log.info(`ui.request ${m.op}: answered in ${pages.length} pages`);
+        this.sendUiResponse(session, m, {
+          kind: "ui.response",
+          requestId: m.requestId,
+          ok: true,
+          result: pages[0],
+          nextCursor,
+        });
+        return;
+      }
       session.conn.send({
         kind: "ui.response",
         requestId: m.requestId,

@@ -10,10 +10,10 @@ describe("AttemptCache", () => {
   it("replaces the row with the same id or the same seq and keeps seq order", () => {
     const cache = new AttemptCache();
     cache.remember("w", [attempt("w", 1), attempt("w", 3)]);
-    cache.written(JSON.stringify(attempt("w", 2)));
-    cache.written(JSON.stringify(attempt("w", 3, "w-3", "submitted")));
-    cache.written(JSON.stringify(attempt("w", 1, "other-id")));
-    cache.written(JSON.stringify(attempt("v", 1))); // not kept: nothing to update
+    cache.written("w", JSON.stringify(attempt("w", 2)));
+    cache.written("w", JSON.stringify(attempt("w", 3, "w-3", "submitted")));
+    cache.written("w", JSON.stringify(attempt("w", 1, "other-id")));
+    cache.written("v", JSON.stringify(attempt("v", 1))); // not kept: nothing to update
     expect(cache.get("w")?.map((a) => [a.id, a.seq, a.state])).toEqual([
       ["other-id", 1, "scheduled"],
       ["w-2", 2, "scheduled"],
@@ -35,8 +35,8 @@ describe("AttemptCache", () => {
     expect([cache.get("a"), cache.get("b"), cache.get("c")].map((l) => l?.length)).toEqual([1, undefined, 1]);
     cache.remember("long", [attempt("long", 1), attempt("long", 2), attempt("long", 3)]);
     expect(cache.get("long")).toBeUndefined();
-    cache.written(JSON.stringify(attempt("a", 2)));
-    cache.written(JSON.stringify(attempt("a", 3)));
+    cache.written("a", JSON.stringify(attempt("a", 2)));
+    cache.written("a", JSON.stringify(attempt("a", 3)));
     expect(cache.get("a")).toBeUndefined();
   });
 });

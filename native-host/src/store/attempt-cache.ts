@@ -40,18 +40,19 @@ export class AttemptCache {
   }
 
   /**
-   * Mirrors `INSERT OR REPLACE INTO attempts` of `json` (the stored text) in a kept history: the row replaced is the one
-   * with the same id or the same (worker, seq), as the table's primary key and unique constraint decide.
+   * Mirrors `INSERT OR REPLACE INTO attempts` of `json` (the stored text of one of `workerId`'s attempts) in a kept
+   * history: the row replaced is the one with the same id or the same (worker, seq), as the table's primary key and
+   * unique constraint decide.
    */
-  written(json: string): void {
+  written(workerId: string, json: string): void {
+    const list = this.byWorker.get(workerId);
+    if (list === undefined) return; // not kept: nothing to parse or update
     const attempt = JSON.parse(json) as Attempt;
-    const list = this.byWorker.get(attempt.workerId);
-    if (list === undefined) return;
     const kept = list.filter((a) => a.id !== attempt.id && a.seq !== attempt.seq);
     const at = kept.findIndex((a) => a.seq > attempt.seq);
     kept.splice(at < 0 ? kept.length : at, 0, freeze(attempt, true));
-    if (kept.length > this.maxPerWorker) this.byWorker.delete(attempt.workerId);
-    else this.byWorker.set(attempt.workerId, kept);
+    if (kept.length > this.maxPerWorker) this.byWorker.delete(workerId);
+    else this.byWorker.set(workerId, kept);
   }
 
   clear(): void {

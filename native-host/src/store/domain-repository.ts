@@ -52,7 +52,7 @@ export class DomainRepository {
     const events = result.effects.flatMap((e) => (e.kind === "event" ? [e.event] : []));
     const firstSeq = this.eventSeq + 1;
     // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
-    let written: WrittenEvents = { dataJson: [], attemptsJson: [] };
+    let written: WrittenEvents = { dataJson: [], attempts: [] };
     const durable = this.store.write((tx) => {
       writeChanges(tx, prev, result.state);
       written = writeEvents(tx, events, firstSeq);
@@ -60,7 +60,7 @@ export class DomainRepository {
     this.current = result.state;
     this.eventSeq += events.length;
     this.recent.add(events, written.dataJson, firstSeq);
-    for (const json of written.attemptsJson) this.attemptCache.written(json);
+    for (const a of written.attempts) this.attemptCache.written(a.workerId, a.json);
     await durable;
     return result;
   }
@@ -96,7 +96,7 @@ export class DomainRepository {
         .map((r) => JSON.parse(r.data) as Attempt),
     );
     this.attemptCache.remember(workerId, attempts);
-    return this.attemptCache.get(workerId) ?? attempts;
+    return attempts;
   }
 
   inbox(workerId: string, afterSeq: number): Message[] {
@@ -232,15 +232,15 @@ function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
   }
 }
 
-/** The stored text of what writeEvents wrote: each event's data, and each attempt row. */
+/** The stored text of what writeEvents wrote: each event's data, and each attempt row with its worker. */
 interface WrittenEvents {
   dataJson: string[];
-  attemptsJson: string[];
+  attempts: { workerId: string; json: string }[];
 }
 
 /** Appends events and projects execution attempts (every attempt change carries its snapshot). */
 function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: number): WrittenEvents {
-  const written: WrittenEvents = { dataJson: [], attemptsJson: [] };
+  const written: WrittenEvents = { dataJson: [], attempts: [] };
   events.forEach((e, i) => {
     const data = JSON.stringify(e.data);
     written.dataJson.push(data);
@@ -255,7 +255,7 @@ function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: numb
     const attempt = e.data.execution as Attempt | undefined;
     if (attempt) {
       const json = JSON.stringify(attempt);
-      written.attemptsJson.push(json);
+      written.attempts.push({ workerId: attempt.workerId, json });
       tx.run(
         "INSERT OR REPLACE INTO attempts (id, run_id, worker_id, seq, state, data) VALUES (?, ?, ?, ?, ?, ?)",
         [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, json],
