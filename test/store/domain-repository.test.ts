@@ -115,6 +115,29 @@ describe("DomainRepository on a real data directory", () => {
     expect(repo.eventsAfter(2, 2).map((e) => e.seq)).toEqual([3, 4]);
   });
 
+  it("updates a changed run, worker or attempt in place, keeping its row (and its index entries)", async () => {
+    let repo = await open();
+    await startWorker(repo, "manual");
+    const rowids = () =>
+      store!.read((q) =>
+        ["runs", "workers", "attempts"].map((table) =>
+          q.all<{ rowid: number }>(`SELECT rowid FROM ${table}`),
+        ),
+      );
+    const before = rowids();
+    await apply(repo, { type: "worker.set_policy", workerId: "w", patch: { mode: "auto" } });
+    await apply(repo, { type: "run.set_default_policy", runId: "r", patch: { idleGraceMs: 2_000 } });
+    await apply(repo, { type: "conversation.observed", workerId: "w", state: "idle", seq: 2 });
+    expect(rowids()).toEqual(before);
+    expect(repo.attempts("w")[0]?.state).toBe("idle");
+    // The journal replays the same statements: the rows and what they hold are the same after a restart.
+    repo = await restart();
+    expect(rowids()).toEqual(before);
+    expect(repo.state.workers.w?.policyOverride).toEqual({ mode: "auto" });
+    expect(repo.state.runs.r?.defaultPolicy.idleGraceMs).toBe(2_000);
+    expect(repo.attempts("w")[0]?.state).toBe("idle");
+  });
+
   it("keeps unread messages in the inbox across restarts", async () => {
     let repo = await open();
     await startWorker(repo, "manual");

@@ -560,6 +560,21 @@ describe("issue acceptance", () => {
       expect.arrayContaining(["event:worker.progress:/root/api", "idle"]),
     );
   });
+
+  it("a lane's repeated progress leaves /root's pending wake, and so its record, as it was", () => {
+    const sim = new Simulation();
+    sim.start({ workerId: "root", path: "/root" });
+    sim.start({ workerId: "api", path: "/root/api" });
+    sim.observe("root", "generating");
+    sim.apply({ type: "worker.progress", workerId: "api" });
+    const root = sim.worker("root");
+    expect(root.intent?.reasons).toEqual(["event:worker.progress:/root/api"]);
+    sim.advance(5 * SECOND);
+    sim.apply({ type: "worker.progress", workerId: "api" });
+    // The same object: the store rewrites only the records a transition replaced.
+    expect(sim.worker("root")).toBe(root);
+    expect(sim.worker("api").stall.progressCursor).toBe(2);
+  });
 });
 
 // Counterexamples found by the property tests (continuation.property.test.ts), kept as plain cases.

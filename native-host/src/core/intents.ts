@@ -35,7 +35,9 @@ export function addWake(ctx: Ctx, w: DraftWorker, wake: Wake): void {
     return;
   }
   if (!existing.reasons.includes(wake.reason)) existing.reasons.push(wake.reason);
-  existing.notBefore = Math.max(existing.notBefore, notBefore);
+  // Only a later time that is still ahead changes anything: a notBefore already past means "now" either way, and
+  // leaving it alone spares a coalesced wake (each lane's progress wakes /root) a rewrite of the worker's record.
+  if (notBefore > Math.max(existing.notBefore, ctx.now)) existing.notBefore = notBefore;
   existing.explicit ||= wake.explicit ?? false;
   existing.manual ||= wake.manual ?? false;
   existing.corrective ||= wake.corrective ?? false;

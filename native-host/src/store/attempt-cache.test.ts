@@ -1,4 +1,4 @@
-// Kept attempt histories mirror the table's INSERT OR REPLACE, stay bounded and hand out copies.
+// Kept attempt histories mirror the table's upsert, stay bounded and hand out copies.
 import { describe, expect, it } from "vitest";
 import type { Attempt } from "../core/model.ts";
 import { AttemptCache } from "./attempt-cache.ts";

@@ -40,9 +40,9 @@ export class AttemptCache {
   }
 
   /**
-   * Mirrors `INSERT OR REPLACE INTO attempts` of `json` (the stored text of one of `workerId`'s attempts) in a kept
-   * history: the row replaced is the one with the same id or the same (worker, seq), as the table's primary key and
-   * unique constraint decide.
+   * Mirrors the upsert into `attempts` of `json` (the stored text of one of `workerId`'s attempts) in a kept
+   * history: the row replaced is the one with the same id (an attempt's id is `<worker>:<seq>`, so also the same
+   * (worker, seq); the table's unique constraint would refuse any other).
    */
   written(workerId: string, json: string): void {
     const list = this.byWorker.get(workerId);

@@ -201,24 +201,23 @@ function loadEventSeq(q: ReadTx): number {
 
 /** Upserts exactly the records the transition replaced (immer keeps unchanged ones identical). */
 function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
+  // An upsert, not INSERT OR REPLACE: that deletes the row and inserts it again under a new rowid, rewriting every
+  // index page it is in, where updating the unindexed columns in place changes just the row's own page.
   for (const [id, run] of Object.entries(next.runs)) {
     if (prev.runs[id] === run) continue;
-    tx.run("INSERT OR REPLACE INTO runs (id, status, created_at, data) VALUES (?, ?, ?, ?)", [
-      id,
-      run.status,
-      run.createdAt,
-      JSON.stringify(run),
-    ]);
+    tx.run(
+      "INSERT INTO runs (id, status, created_at, data) VALUES (?, ?, ?, ?) " +
+        "ON CONFLICT (id) DO UPDATE SET status = excluded.status, data = excluded.data",
+      [id, run.status, run.createdAt, JSON.stringify(run)],
+    );
   }
   for (const [id, w] of Object.entries(next.workers)) {
     if (prev.workers[id] === w) continue;
-    tx.run("INSERT OR REPLACE INTO workers (id, run_id, path, disposition, data) VALUES (?, ?, ?, ?, ?)", [
-      id,
-      w.runId,
-      w.path,
-      dispositionOf(w),
-      JSON.stringify(w),
-    ]);
+    tx.run(
+      "INSERT INTO workers (id, run_id, path, disposition, data) VALUES (?, ?, ?, ?, ?) " +
+        "ON CONFLICT (id) DO UPDATE SET disposition = excluded.disposition, data = excluded.data",
+      [id, w.runId, w.path, dispositionOf(w), JSON.stringify(w)],
+    );
   }
   for (const [id, m] of Object.entries(next.unread)) {
     if (prev.unread[id]) continue;
@@ -257,7 +256,8 @@ function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: numb
       const json = JSON.stringify(attempt);
       written.attempts.push({ workerId: attempt.workerId, json });
       tx.run(
-        "INSERT OR REPLACE INTO attempts (id, run_id, worker_id, seq, state, data) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO attempts (id, run_id, worker_id, seq, state, data) VALUES (?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT (id) DO UPDATE SET state = excluded.state, data = excluded.data",
         [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, json],
       );
     }
