@@ -338,11 +338,11 @@ describe("spec 10.2 evaluation order, several conditions at once (through the en
     expect(result.effects.at(-1)).toEqual({ kind: "timer", at: null });
   });
 
-  it("run stopped + awaiting human: the held intent is cancelled, nothing is sent", () => {
+  it("run stopped + awaiting human: the held intent is cancelled for the run-ended reason, nothing is sent", () => {
     const sim = humanWaitWithHeldWake();
     const events = eventsDuring(sim, () => sim.apply({ type: "run.stop", runId: "run-1" }));
     const cancelled = onlyEvent(events, "execution.cancelled");
-    expect(cancelled.data.wakeReasons).toEqual(["event:message.sent"]);
+    expect(cancelled.data).toEqual({ why: "run_ended", wakeReasons: ["event:message.sent"] });
     expect(events.indexOf(cancelled)).toBeLessThan(events.findIndex((e) => e.type === "run.stopped"));
     expect(sim.worker("w-1")).toMatchObject({ status: "cancelled", intent: undefined });
     sim.advance(60 * MINUTE);

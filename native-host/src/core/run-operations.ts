@@ -37,7 +37,7 @@ export function stopRun(ctx: Ctx, input: Of<"run.stop">): Rejection | void {
   if ("code" in run) return run;
   const reason = input.reason ?? "run stopped";
   for (const w of workersOf(ctx, run.id)) {
-    if (w.status === "active") endWorker(ctx, w, "cancelled", reason);
+    if (w.status === "active") endWorker(ctx, w, "cancelled", reason, "run_ended");
   }
   run.status = "cancelled";
   run.endedAt = ctx.now;

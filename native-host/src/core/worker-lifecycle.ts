@@ -111,8 +111,17 @@ function wakeRootFor(ctx: Ctx, w: DraftWorker, reason: string): void {
     addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
 }
 
-/** Ends a worker (complete, fail, stop): cancels its pending turn and releases workers waiting on it. */
-export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleStatus, "active">, why: string) {
+/**
+ * Ends a worker (complete, fail, stop): cancels its pending turn and releases workers waiting on it. `cancelWhy` is
+ * what a pending intent's cancellation says: the run's end when the whole run is stopped (as evaluation says it).
+ */
+export function endWorker(
+  ctx: Ctx,
+  w: DraftWorker,
+  status: Exclude<LifecycleStatus, "active">,
+  why: string,
+  cancelWhy: "worker_ended" | "run_ended" = "worker_ended",
+) {
   w.status = status;
   w.endedAt = ctx.now;
   w.wait = undefined;
@@ -120,7 +129,7 @@ export function endWorker(ctx: Ctx, w: DraftWorker, status: Exclude<LifecycleSta
   w.keepaliveAt = undefined;
   if (w.intent) {
     ctx.emit("execution.cancelled", w.runId, w.id, {
-      why: "worker_ended",
+      why: cancelWhy,
       wakeReasons: [...w.intent.reasons],
     });
     w.intent = undefined;
