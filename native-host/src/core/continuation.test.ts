@@ -529,6 +529,29 @@ describe("issue acceptance", () => {
     expect(sim.commandsFor("w-1")).toHaveLength(2);
   });
 
+  it("a tool-confirmation card pauses the running turn without ending it; the turn ends at its own idle", () => {
+    const sim = new Simulation();
+    sim.start();
+    sim.observe("w-1", "error", "AWAITING_APPROVAL");
+    // Published, but the turn is still the person's to answer: not failed, and nothing is sent while it shows.
+    expect(sim.eventTypes("w-1")).toContain("execution.error");
+    expect(sim.eventTypes("w-1")).not.toContain("execution.failed");
+    sim.advance(10 * MINUTE);
+    expect(sim.worker("w-1").current).toMatchObject({ seq: 1, state: "generating" });
+    expect(sim.worker("w-1").stall.noProgressAttempts).toBe(0);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    // Approved in ChatGPT: the same turn streams on and ends normally; Auto Resume then sends the next one.
+    sim.observe("w-1", "generating");
+    endTurn(sim);
+    expect(sim.worker("w-1").current).toMatchObject({ seq: 2, state: "scheduled" });
+    expect(sim.commandsFor("w-1")[1]).toMatchObject({
+      type: "conversation.send",
+      prompt: { kind: "resume" },
+    });
+    expect(sim.events.find((e) => e.type === "execution.idle" && e.workerId === "w-1")).toBeDefined();
+    expect(sim.eventTypes("w-1")).not.toContain("execution.failed");
+  });
+
   it("other product errors are boundaries: no resume until the page changes", () => {
     const sim = new Simulation();
     sim.start();

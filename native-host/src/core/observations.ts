@@ -10,6 +10,7 @@ import {
   updateAttempt,
 } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
+import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
@@ -136,6 +137,10 @@ function onState(
           afterDeliveryTimeout: true,
           notBefore: ctx.now + policy.idleGraceMs,
         });
+      } else if (errorCode === AWAITING_APPROVAL) {
+        // A tool-confirmation card pauses the turn, it does not end it (research §7): once a person answers it in
+        // ChatGPT the same turn streams on, and it ends at its own idle. Meanwhile the error state holds every
+        // wake and stops the stall clock.
       } else if (runningTurn(w)) {
         endRunningTurn(
           ctx,
