@@ -517,6 +517,9 @@ async function main(): Promise<void> {
     );
   };
   verdict("tool p99", figures.toolP99Ms, 5, figures.floorToolP99Ms);
+  if (figures.warmupToolP99Ms !== undefined) {
+    console.log(`  (in the ${WARMUP_MS / 1000} s warm-up, not counted: p99 ${fmt(figures.warmupToolP99Ms)})`);
+  }
   verdict("wake200", figures.wake200Ms, 20, figures.floorWake200Ms);
   console.log(
     JSON.stringify({
