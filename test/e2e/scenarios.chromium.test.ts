@@ -220,8 +220,9 @@ describe("scenarios (spec 26.4) in Chromium", { timeout: 120_000 }, () => {
       ["/root/ui", "completed"],
     ]);
     for (const w of workers) {
-      const out = await e2e.worker(w.id);
-      await e2e.waitWorker(w.id, `${w.path} idle`, (x) => x.worker.conversation.state === "idle");
+      // Read once the final turn is over: a worker that has reported complete may still be streaming that turn, and
+      // its attempt ends (completed) with the idle the host observes.
+      const out = await e2e.waitWorker(w.id, `${w.path} idle`, (x) => x.worker.conversation.state === "idle");
       // An attempt a lane's report scheduled for after the final turn is cancelled unsent when the worker completes.
       const last = out.attempts.findLastIndex((a) => a.submittedAt !== null);
       expect(out.attempts[last]?.state).toBe("completed");
