@@ -1,5 +1,6 @@
 // Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
+import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import {
   endAttempt,
   endRunningTurn,
@@ -10,7 +11,6 @@ import {
   updateAttempt,
 } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
-import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
@@ -137,11 +137,10 @@ function onState(
           afterDeliveryTimeout: true,
           notBefore: ctx.now + policy.idleGraceMs,
         });
-      } else if (errorCode === AWAITING_APPROVAL) {
-        // A tool-confirmation card pauses the turn, it does not end it (research §7): once a person answers it in
-        // ChatGPT the same turn streams on, and it ends at its own idle. Meanwhile the error state holds every
-        // wake and stops the stall clock.
-      } else if (runningTurn(w)) {
+      } else if (errorCode !== AWAITING_APPROVAL && runningTurn(w)) {
+        // Other product errors end the turn. A tool-confirmation card only pauses it (research §7): once a person
+        // answers it in ChatGPT the same turn streams on and ends at its own idle; meanwhile the error state holds
+        // every wake and stops the stall clock.
         endRunningTurn(
           ctx,
           w,

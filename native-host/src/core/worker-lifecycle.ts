@@ -5,7 +5,7 @@ import { isChatGptStartUrl } from "../../../shared/chatgpt-start-url.ts";
 import { recordProgress } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
-import { addWake } from "./intents.ts";
+import { addWake, dropIntent } from "./intents.ts";
 import type { LifecycleStatus, Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
 import { completeRunIfDone } from "./run-operations.ts";
@@ -127,13 +127,7 @@ export function endWorker(
   w.wait = undefined;
   w.pause = undefined;
   w.keepaliveAt = undefined;
-  if (w.intent) {
-    ctx.emit("execution.cancelled", w.runId, w.id, {
-      why: cancelWhy,
-      wakeReasons: [...w.intent.reasons],
-    });
-    w.intent = undefined;
-  }
+  dropIntent(ctx, w, cancelWhy);
   const current = w.current;
   if (current?.state === "scheduled") {
     // Spec 21.3: a pending submission is withdrawn; if the executor already sent it, its result is recorded.
