@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   checkHost,
   checkOrigin,
+  checkSingleHeaders,
   matchRoute,
   normalizeOrigins,
   TokenCheck,
@@ -23,6 +24,18 @@ describe("checkHost", () => {
       "127.0.0.1:8765.evil",
     ]) {
       expect(checkHost(host === undefined ? {} : { host }, 8765)?.status, String(host)).toBe(403);
+    }
+  });
+});
+
+describe("checkSingleHeaders", () => {
+  it("refuses a repeated Host, Origin, Authorization or MCP header with 400 and lets single ones through", () => {
+    const port = "127.0.0.1:8765";
+    expect(checkSingleHeaders({ headersDistinct: { host: [port], accept: ["a", "b"] } })).toBeUndefined();
+    for (const name of ["host", "origin", "authorization", "mcp-session-id", "mcp-protocol-version"]) {
+      const refusal = checkSingleHeaders({ headersDistinct: { host: [port], [name]: ["x", "x"] } });
+      expect(refusal?.status, name).toBe(400);
+      expect(refusal?.message.toLowerCase(), name).toContain(`2 ${name} headers`);
     }
   });
 });

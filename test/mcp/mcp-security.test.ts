@@ -1,5 +1,6 @@
 // Transport security of the MCP endpoint (research/reliability.md §6.A S1–S6): Host, Origin, token, body size, bind
 // address, sessions. Raw HTTP so every header is under the test's control.
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer } from "../../native-host/src/mcp/mcp-server.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
@@ -306,6 +307,101 @@ describe("S5/S6 sessions", () => {
     const res = await raw(port, { method: "PUT", headers: auth, body: "{}" });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe("GET, POST, DELETE");
+  });
+});
+
+/**
+ * One request written byte for byte on a TCP socket: node:http and fetch cannot send a header twice. `lines` are the
+ * request line and headers; resolves with the status and JSON body once the server closes the connection.
+ */
+function rawSocket(lines: readonly string[], body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const text = Buffer.concat(chunks).toString();
+      const split = text.indexOf("\r\n\r\n");
+      const top = text.slice(0, split);
+      let body = text.slice(split + 4);
+      // The server answers without Content-Length (chunked): join the chunks' data.
+      if (/^transfer-encoding: chunked$/im.test(top)) {
+        let joined = "";
+        for (;;) {
+          const eol = body.indexOf("\r\n");
+          const size = parseInt(body.slice(0, eol), 16);
+          if (!(size > 0)) break;
+          joined += body.slice(eol + 2, eol + 2 + size);
+          body = body.slice(eol + 2 + size + 2);
+        }
+        body = joined;
+      }
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(top)?.[1] ?? 0), body });
+    });
+    const head = [...lines, `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
+    socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  });
+}
+
+describe("repeated headers", () => {
+  const post = (headers: readonly string[]) => [
+    "POST /mcp HTTP/1.1",
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    `Authorization: Bearer ${h.token}`,
+    ...headers,
+  ];
+
+  it("serves a request written on the raw socket with each header once", async () => {
+    const res = await rawSocket(post([`Host: 127.0.0.1:${port}`]), INIT_BODY);
+    expect(res.status).toBe(200);
+  });
+
+  it("answers 400 to two Host headers, even when both name the listener, and nothing runs", async () => {
+    const seq = h.backend.lastEventSeq();
+    const sessions = h.server.stats().sessions;
+    for (const hosts of [
+      [`127.0.0.1:${port}`, `127.0.0.1:${port}`],
+      [`127.0.0.1:${port}`, `evil.test:${port}`],
+      [`evil.test:${port}`, `localhost:${port}`],
+    ]) {
+      const res = await rawSocket(post(hosts.map((v) => `Host: ${v}`)), INIT_BODY);
+      expect(res.status, hosts.join(" + ")).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Bad Request: 2 Host headers, send exactly one" },
+      });
+    }
+    expect(h.server.stats().sessions).toBe(sessions);
+    expect(h.backend.lastEventSeq()).toBe(seq);
+  });
+
+  it("answers 400, not 404, to two Mcp-Session-Id headers, even both naming the open session", async () => {
+    const id = await openSession();
+    const base = post([`Host: 127.0.0.1:${port}`, "MCP-Protocol-Version: 2025-06-18"]);
+    const once = await rawSocket([...base, `Mcp-Session-Id: ${id}`], toolCall(1, "run_list", {}));
+    expect(once.status).toBe(200);
+    for (const second of [id, "3b241101-e2bb-4255-8caf-4136c566a962"]) {
+      const res = await rawSocket(
+        [...base, `Mcp-Session-Id: ${id}`, `Mcp-Session-Id: ${second}`],
+        toolCall(2, "run_list", {}),
+      );
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Bad Request: 2 Mcp-Session-Id headers, send exactly one" },
+      });
+    }
+  });
+
+  it("answers 400 to two Authorization headers (Node would read only the first)", async () => {
+    const lines = post([`Host: 127.0.0.1:${port}`, "Authorization: Bearer wrong-token-of-some-length"]);
+    const res = await rawSocket(lines, INIT_BODY);
+    expect(res.status).toBe(400);
+    expect(res.body).toContain("2 Authorization headers");
   });
 });
 

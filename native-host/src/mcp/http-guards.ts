@@ -1,5 +1,5 @@
 // Request checks of the loopback MCP endpoint, in the order they run before any body byte is read (architecture §6,
-// research/reliability.md §1): Host (DNS rebinding) → Origin (browsers) → route → token → body size.
+// research/reliability.md §1): single headers → Host (DNS rebinding) → Origin (browsers) → route → token → body size.
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 
@@ -9,6 +9,22 @@ export interface Refusal {
   readonly status: number;
   readonly message: string;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Headers that decide a check and must come once. Node keeps only the first `Host`, `Origin` and `Authorization` and
+ * joins repeated custom headers with ", ", so a second copy would be silently ignored or turned into an unknown session
+ * id (404); a proxy or another parser may pick the other copy. An ambiguous request is refused instead.
+ */
+const SINGLE_HEADERS = ["Host", "Origin", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version"] as const;
+
+/** 400 when any of SINGLE_HEADERS is repeated (counted on `headersDistinct`, which keeps every copy). */
+export function checkSingleHeaders(req: Pick<IncomingMessage, "headersDistinct">): Refusal | undefined {
+  for (const name of SINGLE_HEADERS) {
+    const count = req.headersDistinct[name.toLowerCase()]?.length ?? 0;
+    if (count > 1) return { status: 400, message: `Bad Request: ${count} ${name} headers, send exactly one` };
+  }
+  return undefined;
 }
 
 /** `Host` must name the loopback listener exactly (any other name is a rebinding attempt). */

@@ -14,6 +14,7 @@ import {
   checkDeclaredLength,
   checkHost,
   checkOrigin,
+  checkSingleHeaders,
   DEFAULT_MAX_BODY_BYTES,
   matchRoute,
   normalizeOrigins,
@@ -171,6 +172,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal =
+      checkSingleHeaders(req) ??
       checkHost(req.headers, port) ??
       checkOrigin(req.headers, allowedOrigins) ??
       (matchRoute(req.url) ? undefined : { status: 404, message: "Not Found: the MCP endpoint is /mcp" });
@@ -194,6 +196,7 @@ export async function startMcpServer(options: McpServerOptions): Promise<McpServ
       if (declared) return refuseBody(req, res, declared);
     }
     const sessionId = req.headers["mcp-session-id"];
+    // Repeated copies were refused above (checkSingleHeaders); this only narrows the type.
     if (Array.isArray(sessionId)) return writeRpcError(res, 400, -32000, "Bad Request: one Mcp-Session-Id");
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (sessionId !== undefined && (!existing || existing.transport.isClosed)) {
