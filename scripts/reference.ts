@@ -169,11 +169,10 @@ Errors cross the boundary as \`{ "code": "…", "message": "…" }\`. Codes: ${E
   return format(markdown, PROTOCOL_REFERENCE);
 }
 
+/** All four hints, in the order of the MCP spec, with their values (every tool sets each one explicitly). */
 function hints(a: (typeof ALL_OPERATIONS)[number]["annotations"]): string {
-  const names = Object.entries(a)
-    .filter(([, v]) => v === true)
-    .map(([k]) => `\`${k}\``);
-  return names.length > 0 ? names.join(", ") : "none (ChatGPT asks for confirmation before each call)";
+  const order = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+  return order.map((k) => `\`${k}: ${a[k]}\``).join(", ");
 }
 
 export async function renderToolReference(): Promise<string> {
@@ -194,8 +193,11 @@ ${ALL_OPERATIONS.length} tools, served over Streamable HTTP on 127.0.0.1 (\`/mcp
 and dashboard call the same operations through the extension. Every tool validates its input; a bad call answers
 an \`isError\` result with a \`{code, message}\` and changes nothing.
 
-Tools marked \`readOnlyHint\` only read. ChatGPT asks the user to confirm every call of a tool without it; see
-[getting-started.md](../getting-started.md) for how to approve them.
+Every tool sets all four MCP annotations explicitly. Tools with \`readOnlyHint: true\` only read; ChatGPT asks the
+user to confirm every call of the others (see [getting-started.md](../getting-started.md) for how to approve them).
+\`destructiveHint: true\` marks the calls that end a worker or run for good, \`idempotentHint: true\` those that
+change nothing more when repeated with the same arguments, and \`openWorldHint\` is false throughout: no tool
+reaches beyond this local orchestrator.
 
 ${tools}
 `;

@@ -56,7 +56,7 @@ describe("tools/list", () => {
       const tool = tools.find((t) => t.name === op.name)!;
       expect(tool.title).toBe(op.title);
       expect(tool.description).toBe(op.description);
-      expect(tool.annotations).toEqual(op.annotations);
+      expect(tool.annotations).toEqual({ title: op.title, ...op.annotations });
       expect(tool.name).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(tool.inputSchema.type).toBe("object");
       expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(op.input).sort());
@@ -99,6 +99,54 @@ describe("tools/list", () => {
     expect(readOnly).toContain("events_wait");
     expect(readOnly).not.toContain("worker_complete");
   });
+
+  it("sets all four hints explicitly on every tool, with values true to what it does", async () => {
+    const { tools } = await client.listTools();
+    const hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+    for (const tool of tools) {
+      // ChatGPT treats a missing readOnlyHint as a write, and its app review rejects unset destructive/openWorld hints.
+      for (const hint of hints)
+        expect(typeof tool.annotations?.[hint], `${tool.name} ${hint}`).toBe("boolean");
+      expect(tool.annotations?.title, tool.name).toBe(tool.title);
+      // Nothing here reaches outside the local orchestrator.
+      expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
+      // A read cannot destroy anything and reading again changes nothing.
+      if (tool.annotations?.readOnlyHint) {
+        expect(tool.annotations, tool.name).toMatchObject({ destructiveHint: false, idempotentHint: true });
+      }
+    }
+    const named = (hint: (typeof hints)[number]) =>
+      tools.filter((t) => t.annotations?.[hint] === true).map((t) => t.name);
+    // Exactly the calls that end a worker or a run for good.
+    expect(named("destructiveHint").sort()).toEqual([
+      "run_stop",
+      "worker_complete",
+      "worker_fail",
+      "worker_stop",
+    ]);
+    for (const write of [
+      "run_create",
+      "worker_spawn",
+      "worker_progress",
+      "message_send",
+      "worker_followup",
+    ]) {
+      expect(named("idempotentHint"), write).not.toContain(write);
+    }
+    for (const repeatable of ["worker_stop", "run_stop", "worker_pause", "worker_steer", "message_ack"]) {
+      expect(named("idempotentHint"), repeatable).toContain(repeatable);
+    }
+    for (const read of [
+      "run_get",
+      "run_list",
+      "events_list",
+      "events_wait",
+      "ui_summary",
+      "provenance_get",
+    ]) {
+      expect(named("readOnlyHint"), read).toContain(read);
+    }
+  });
 });
 
 describe("docs/mcp.md", () => {
@@ -109,7 +157,10 @@ describe("docs/mcp.md", () => {
       expect(row, op.name).toBeDefined();
       expect(row!.includes("read-only"), op.name).toBe(op.annotations.readOnlyHint === true);
       expect(row!.includes("destructive"), op.name).toBe(op.annotations.destructiveHint === true);
-      expect(row!.includes("idempotent"), op.name).toBe(op.annotations.idempotentHint === true);
+      // A read is always idempotent; the table says so only for writes.
+      expect(row!.includes("idempotent"), op.name).toBe(
+        !op.annotations.readOnlyHint && op.annotations.idempotentHint,
+      );
     }
   });
 });

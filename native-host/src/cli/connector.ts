@@ -90,7 +90,7 @@ export function connectorInfo(ctx: CliContext): ConnectorInfo {
       `${config.file}.`,
     "Exposing the server through a tunnel makes it reachable from the internet, guarded by the token alone. Stop " +
       "the tunnel when you do not need it.",
-    "ChatGPT asks you to confirm every call of a tool that lacks readOnlyHint (the state-changing ones).",
+    "ChatGPT asks you to confirm every call of a tool marked readOnlyHint: false (the state-changing ones).",
   ];
   if (port === 0) {
     warnings.unshift(

@@ -124,15 +124,16 @@ export function createSessionServer(
     jsonSchemaValidator: table.validator,
   });
   for (const op of operations.values()) {
-    // The SDK turns the zod input into the JSON Schema of tools/list and passes the annotations through untouched.
-    // Calls do not reach this callback (tools/call is routed to invoke() below); it behaves the same if one did.
+    // The SDK turns the zod input into the JSON Schema of tools/list and passes the annotations through untouched:
+    // all four hints, always explicit (ToolAnnotations), and the title again for clients of the 2025-03-26 spec, which
+    // read it from the annotations only. Calls do not reach this callback (tools/call is routed to invoke() below).
     server.registerTool(
       op.name,
       {
         title: op.title,
         description: op.description,
         inputSchema: table.schemas.get(op.name)!,
-        annotations: { ...op.annotations },
+        annotations: { title: op.title, ...op.annotations },
       },
       (args: unknown, extra) => callTool(backend, table, log, calls, op.name, args, [extra.signal]),
     );

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { StoredEvent } from "../store/domain-repository.ts";
 import { fail, ok } from "./context.ts";
-import { applyInput, defineOperation } from "./registry.ts";
+import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 
 /** events_wait never holds a request longer than this: it is a convenience, never a correctness dependency. */
 export const EVENTS_WAIT_MAX_MS = 25_000;
@@ -41,7 +41,7 @@ export const messageInbox = defineOperation({
   description:
     "Returns a worker's messages after a sequence number (default: the unread ones). Does not mark them read.",
   input: { workerId: z.string().min(1), afterSeq: z.number().int().nonnegative().optional() },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const w = ctx.state.workers[input.workerId];
     if (!w) return Promise.resolve(fail("NOT_FOUND", `no worker ${input.workerId}`));
@@ -84,7 +84,7 @@ export const eventsList = defineOperation({
   description:
     "Returns durable events after a cursor, oldest first. Use the returned cursor for the next call.",
   input: eventQuery,
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const events = ctx.eventsAfter(input.cursor, input.limit ?? 100, filterOf(input));
     return Promise.resolve(ok({ events, cursor: events.at(-1)?.seq ?? input.cursor }));
@@ -97,7 +97,7 @@ export const eventsWait = defineOperation({
   description:
     "Returns events after a cursor, waiting up to timeoutMs (at most 25 s) for the first one. Call it again with the returned cursor; nothing is lost between calls.",
   input: { ...eventQuery, timeoutMs: z.number().int().min(0).max(EVENTS_WAIT_MAX_MS).optional() },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async run(ctx, input) {
     const deadline = ctx.now() + (input.timeoutMs ?? EVENTS_WAIT_MAX_MS);
     const limit = input.limit ?? 100;

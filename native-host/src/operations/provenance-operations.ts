@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { fail, ok } from "./context.ts";
 import { byConversation, byWorker, byWorktree, type Lookup, provenanceOf } from "./provenance-view.ts";
-import { applyInput, defineOperation } from "./registry.ts";
+import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { workerView } from "./views.ts";
 
 const workerId = z.string().min(1).describe("Worker id, as returned by worker_spawn or worker_list");
@@ -39,7 +39,7 @@ export const workerReleaseWorktree = defineOperation({
   description:
     "Gives up the worker's ownership of a work location so another worker may claim it. Refused with NOT_OWNER if the worker does not own it.",
   input: { workerId, worktree },
-  annotations: { ...WRITE, idempotentHint: false },
+  annotations: { ...WRITE, idempotentHint: true },
   run(ctx, input) {
     return applyInput(
       ctx,
@@ -68,7 +68,7 @@ export const provenanceGet = defineOperation({
       .describe("Conversation URL (https://chatgpt.com/c/<id>) or its id"),
     runId: z.string().min(1).optional().describe("Narrows a worktree or conversation lookup to one run"),
   },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const given = (["worktree", "workerId", "conversation"] as const).filter((k) => input[k] !== undefined);
     if (given.length !== 1) {

@@ -3,11 +3,29 @@ import { z } from "zod";
 import type { Input } from "../core/inputs.ts";
 import { fail, ok, type OperationResult, type OperationsContext } from "./context.ts";
 
-export interface ToolAnnotations {
-  readonly readOnlyHint?: boolean;
-  readonly destructiveHint?: boolean;
-  readonly idempotentHint?: boolean;
-  readonly openWorldHint?: boolean;
+/**
+ * MCP tool annotations, every hint explicit (a missing one fails to compile). ChatGPT treats a tool without
+ * `readOnlyHint` as a write that needs confirmation, and its app review rejects tools that leave `destructiveHint` or
+ * `openWorldHint` unset, whatever the MCP defaults say. No tool reaches beyond this local orchestrator, so
+ * `openWorldHint` is false throughout; a tool that does must change this type on purpose.
+ */
+export type ToolAnnotations = typeof READ_ONLY | WriteAnnotations;
+
+/** A read: it changes nothing, so it is never destructive and repeating it adds nothing. */
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export interface WriteAnnotations {
+  readonly readOnlyHint: false;
+  /** Ends something for good (a worker or run cannot be reopened). */
+  readonly destructiveHint: boolean;
+  /** Repeating the same call changes nothing more (it coalesces, is deduplicated, or is refused as already done). */
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
 }
 
 export interface OperationDef<S extends z.ZodRawShape = z.ZodRawShape> {

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { policyPatchSchema } from "../../../shared/continuation-policy.ts";
 import { fail, ok } from "./context.ts";
-import { applyInput, defineOperation } from "./registry.ts";
+import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { runView, workerView } from "./views.ts";
 
 const runId = z.string().min(1).describe("Run id, as returned by run_create or run_list");
@@ -39,7 +39,7 @@ export const runGet = defineOperation({
   title: "Get run",
   description: "Returns a run with its workers and their continuation state.",
   input: { runId },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const run = ctx.state.runs[input.runId];
     if (!run) return Promise.resolve(fail("NOT_FOUND", `no run ${input.runId}`));
@@ -55,7 +55,7 @@ export const runList = defineOperation({
   title: "List runs",
   description: "Lists runs, newest first; by default only active ones.",
   input: { includeEnded: z.boolean().optional() },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const runs = Object.values(ctx.state.runs)
       .filter((r) => input.includeEnded === true || r.status === "active")
@@ -71,7 +71,7 @@ export const runStop = defineOperation({
   description:
     "Stops a run: every unfinished worker is stopped and no further turn is started. Cannot be undone.",
   input: { runId, reason: z.string().max(2_000).optional() },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   run(ctx, input) {
     return applyInput(
       ctx,

@@ -2,10 +2,9 @@
 // They are ordinary operations (MCP lists them too), so the UI and MCP see the same state (architecture §6).
 import { z } from "zod";
 import { fail, ok } from "./context.ts";
-import { defineOperation } from "./registry.ts";
+import { defineOperation, READ_ONLY } from "./registry.ts";
 import { runView, workerView } from "./views.ts";
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 /** Events read per page while looking for a worker's most recent ones. */
 const PAGE = 500;
 
@@ -15,7 +14,7 @@ export const uiSummary = defineOperation({
   description:
     "Active runs with their Auto Resume default and state counts, and every unfinished worker in operator words (the popup and toolbar badge view); optionally of one run.",
   input: { runId: z.string().min(1).optional() },
-  annotations: READ,
+  annotations: READ_ONLY,
   run(ctx, input) {
     const wanted = (runId: string) => input.runId === undefined || runId === input.runId;
     const runs = Object.values(ctx.state.runs)
@@ -26,7 +25,8 @@ export const uiSummary = defineOperation({
       .filter((w) => w.status === "active" && wanted(w.runId))
       .sort((a, b) => a.createdAt - b.createdAt)
       .map((w) => workerView(ctx.state, w));
-    return Promise.resolve(ok({ runs, workers, eventSeq: ctx.lastEventSeq() }));
+    // `storage` is how the views learn that changes cannot be saved (a full disk): they show why and that it heals.
+    return Promise.resolve(ok({ runs, workers, eventSeq: ctx.lastEventSeq(), storage: ctx.storeHealth() }));
   },
 });
 
@@ -39,7 +39,7 @@ export const uiWorkerDetail = defineOperation({
     workerId: z.string().min(1),
     recentEvents: z.number().int().min(1).max(200).optional(),
   },
-  annotations: READ,
+  annotations: READ_ONLY,
   run(ctx, input) {
     const w = ctx.state.workers[input.workerId];
     if (!w) return Promise.resolve(fail("NOT_FOUND", `no worker ${input.workerId}`));

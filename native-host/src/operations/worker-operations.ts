@@ -4,7 +4,7 @@ import { policyPatchSchema } from "../../../shared/continuation-policy.ts";
 import type { Input } from "../core/inputs.ts";
 import { effectivePolicy } from "../core/policy.ts";
 import { fail, ok, type OperationsContext } from "./context.ts";
-import { applyInput, defineOperation } from "./registry.ts";
+import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { workerView } from "./views.ts";
 
 const workerId = z.string().min(1).describe("Worker id, as returned by worker_spawn or worker_list");
@@ -81,7 +81,7 @@ export const workerGet = defineOperation({
   description:
     "Returns a worker: assignment, state in words, current attempt, resumes, waits, policy and the execution-attempt history.",
   input: { workerId },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const w = ctx.state.workers[input.workerId];
     if (!w) return Promise.resolve(fail("NOT_FOUND", `no worker ${input.workerId}`));
@@ -107,7 +107,7 @@ export const workerList = defineOperation({
   title: "List workers",
   description: "Lists workers, optionally of one run and only unfinished ones.",
   input: { runId: z.string().optional(), unfinishedOnly: z.boolean().optional() },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const workers = Object.values(ctx.state.workers)
       .filter(
@@ -150,7 +150,7 @@ export const workerComplete = defineOperation({
     workerId,
     summary: text(10_000).optional().describe("Terminal handoff: what was done, where, how verified"),
   },
-  annotations: { ...WRITE, idempotentHint: false },
+  annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
   run(ctx, input) {
     return workerInput(
       ctx,
@@ -169,7 +169,7 @@ export const workerFail = defineOperation({
   title: "Fail worker",
   description: "Declares the assignment irrecoverably failed. No further turn will be started.",
   input: { workerId, reason: text(10_000) },
-  annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
+  annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
   run(ctx, input) {
     return workerInput(
       ctx,
@@ -283,7 +283,7 @@ export const workerStop = defineOperation({
   description:
     "Ends the worker for good (cancelled); no further turn. Use worker_pause to stop only automatic turns.",
   input: { workerId, reason: z.string().max(2_000).optional() },
-  annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
+  annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
   run(ctx, input) {
     return workerInput(
       ctx,
@@ -335,7 +335,7 @@ export const workerContinuationGet = defineOperation({
   title: "Get continuation policy",
   description: "Returns the worker's effective continuation policy, its own overrides and the run default.",
   input: { workerId },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   run(ctx, input) {
     const w = ctx.state.workers[input.workerId];
     const run = w ? ctx.state.runs[w.runId] : undefined;
