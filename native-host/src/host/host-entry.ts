@@ -5,7 +5,7 @@ import { startMcpServer } from "../mcp/mcp-server.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
 import { PROMPT_IDS, type PromptId, renderPrompt, renderTemplate } from "../prompts/render.ts";
-import { resolveDataDir } from "../store/data-dir.ts";
+import { resolveDataDir, secureDataDir } from "../store/data-dir.ts";
 import type { StoreFaultPoint, StoreLogger } from "../store/store-types.ts";
 import { fileLogger } from "./file-logger.ts";
 import type { McpHandle, OwnerOptions } from "./owner.ts";
@@ -24,7 +24,9 @@ const render: PromptRenderer = (command, ctx) => {
 /** Builds owner options from the environment: ORCHESTRATOR_HOME, ORCHESTRATOR_MCP_PORT, ORCHESTRATOR_FAULT. */
 export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): OwnerOptions {
   const dir = resolveDataDir(env);
+  const tightened = secureDataDir(dir);
   const logger = log ?? fileLogger(dir);
+  if (tightened) logger.warn(tightened);
   const config = loadHostConfig(dir, env);
   const fault = faultHookFromEnv(env);
   return {
