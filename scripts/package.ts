@@ -60,7 +60,48 @@ async function buildExtension(target: "chrome" | "firefox", outBase: string): Pr
   return manifest.version;
 }
 
-/** The native host as one ESM bundle (node_modules inlined but sql.js, whose wasm it loads from beside itself). */
+/** Platforms the host supports: fs-native-extensions' prebuilt binaries for these go into the host bundle. */
+const ADDON_PLATFORMS = [
+  "linux-x64",
+  "linux-arm64",
+  "darwin-x64",
+  "darwin-arm64",
+  "win32-x64",
+  "win32-arm64",
+];
+/** fs-native-extensions and what it requires at run time to find its binary (all plain JavaScript). */
+const FILE_LOCK_DEPS = [
+  "require-addon",
+  "which-runtime",
+  "bare-addon-resolve",
+  "bare-module-resolve",
+  "bare-semver",
+];
+
+/**
+ * The owner lock's addon (owner-lock.ts loads it with require()): it finds its binary relative to its own files, so it
+ * ships as a package in node_modules/, not inlined, with only the prebuilt binaries of the supported platforms.
+ */
+async function copyFileLocks(dir: string): Promise<void> {
+  const from = path.join(ROOT, "node_modules/fs-native-extensions");
+  const to = path.join(dir, "node_modules/fs-native-extensions");
+  for (const rel of ["package.json", "LICENSE", "index.js", "binding.js"])
+    await cp(path.join(from, rel), path.join(to, rel));
+  for (const platform of ADDON_PLATFORMS) {
+    const rel = `prebuilds/${platform}/fs-native-extensions.node`;
+    await cp(path.join(from, rel), path.join(to, rel));
+  }
+  for (const dep of FILE_LOCK_DEPS)
+    await cp(path.join(ROOT, "node_modules", dep), path.join(dir, "node_modules", dep), {
+      recursive: true,
+      filter: (src) => !src.endsWith(".md") && !src.endsWith(".d.ts"),
+    });
+}
+
+/**
+ * The native host as one ESM bundle (node_modules inlined but sql.js, whose wasm it loads from beside itself, and
+ * fs-native-extensions, whose native binary it loads from beside itself).
+ */
 async function buildHost(dir: string, version: string): Promise<void> {
   await build({
     configFile: false,
@@ -76,13 +117,14 @@ async function buildHost(dir: string, version: string): Promise<void> {
         output: { entryFileNames: "orchestrator.mjs", chunkFileNames: "lib/[name].mjs", format: "es" },
       },
     },
-    ssr: { noExternal: true, external: ["sql.js"], target: "node" },
+    ssr: { noExternal: true, external: ["sql.js", "fs-native-extensions"], target: "node" },
   });
   const sqlJs = path.join(ROOT, "node_modules/sql.js");
   const sqlOut = path.join(dir, "node_modules/sql.js");
   await mkdir(path.join(sqlOut, "dist"), { recursive: true });
   for (const rel of ["package.json", "LICENSE", "dist/sql-wasm.js", "dist/sql-wasm.wasm"])
     await cp(path.join(sqlJs, rel), path.join(sqlOut, rel));
+  await copyFileLocks(dir);
   await mkdir(path.join(dir, "manifests"), { recursive: true });
   for (const name of ["native-host.chromium.json", "native-host.firefox.json"])
     await cp(path.join(ROOT, "manifests", name), path.join(dir, "manifests", name));

@@ -34,6 +34,10 @@ export const ERROR_CODES = [
   "PROTOCOL_VERSION_MISMATCH",
   "MESSAGE_TOO_LARGE",
   "MCP_UNAVAILABLE",
+  // Host: the MCP token may be revealed or rotated only on the browser's own native port, not through a relay.
+  "FORBIDDEN",
+  // Host: a peer on the owner's IPC socket did not open with the secret from ipc.secret (it is refused and closed).
+  "IPC_UNAUTHENTICATED",
   "INTERNAL",
 ] as const;
 

@@ -1,6 +1,7 @@
 // The settings page's MCP section end to end at the protocol level: the real host process answers `host_settings`
 // (masked unless revealed) and `host_token_rotate` on the browser's native port; the rotated token is on disk and
-// the only one the MCP endpoint accepts; no MCP client can reach either through tools.
+// the only one the MCP endpoint accepts; no MCP client can reach either through tools, and a relayed session (a second
+// browser's host on the owner's IPC socket) may see the settings masked but not reveal or rotate the token.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -75,6 +76,31 @@ describe("host settings over the native port (issue 6)", () => {
     expect(tools).not.toContain("host_settings");
     expect(tools).not.toContain("host_token_rotate");
     await agent.close();
+  });
+
+  it("refuses a relayed session the token (FORBIDDEN) while the browser's own port keeps both", async () => {
+    const relay = ScriptedExtension.spawn({ home, executorId: "second-browser" });
+    try {
+      await relay.hello();
+      const before = tokenOnDisk(home);
+      const masked = await relay.ui<HostSettings>("host_settings");
+      expect(masked.mcp?.token).toBe(`••••••••${before.slice(-4)}`);
+      expect(JSON.stringify(masked)).not.toContain(before);
+      const reveal = await relay.uiError("host_settings", { reveal: true });
+      expect(reveal.code).toBe("FORBIDDEN");
+      expect(reveal.message).toMatch(/orchestrator connector/);
+      expect((await relay.uiError("host_token_rotate")).code).toBe("FORBIDDEN");
+      expect(tokenOnDisk(home)).toBe(before);
+      expect(JSON.stringify(relay.received)).not.toContain(before);
+
+      const shown = await ext.ui<HostSettings>("host_settings", { reveal: true });
+      expect(shown.mcp?.token).toBe(before);
+      await ext.ui<HostSettings>("host_token_rotate");
+      expect(tokenOnDisk(home)).not.toBe(before);
+    } finally {
+      relay.closeStdin();
+      await relay.exited;
+    }
   });
 
   it("refuses bad parameters with a clear code", async () => {

@@ -45,6 +45,18 @@ describe("npm run package", () => {
     expect(manifestVersion(result.firefoxXpi)).toBe(version);
     const hostPkg = entries(result.hostZip)[`chatgpt-orchestrator-native-host-${version}/package.json`];
     expect(JSON.parse(Buffer.from(hostPkg!).toString("utf8"))).toMatchObject({ version });
+    // The owner lock's native addon, prebuilt for every platform the host supports.
+    for (const platform of [
+      "linux-x64",
+      "linux-arm64",
+      "darwin-x64",
+      "darwin-arm64",
+      "win32-x64",
+      "win32-arm64",
+    ])
+      expect(Object.keys(entries(result.hostZip))).toContain(
+        `chatgpt-orchestrator-native-host-${version}/node_modules/fs-native-extensions/prebuilds/${platform}/fs-native-extensions.node`,
+      );
     expect(Object.keys(entries(result.skillZip))).toContain("durable-continuation-output/SKILL.md");
     expect(readFileSync(path.join(result.outDir, "SHA256SUMS"), "utf8").trim().split("\n")).toHaveLength(4);
   });

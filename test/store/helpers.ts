@@ -133,11 +133,11 @@ export class Child {
     });
   }
 
-  static spawn(bundle: ChildBundle, config: ChildConfig): Child {
-    const proc = spawn(process.execPath, [bundle.path, JSON.stringify(config)], {
-      cwd: REPO_ROOT,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+  /** `wrapper` runs the child through another command first (e.g. `unshare -n`), which must exec its arguments. */
+  static spawn(bundle: ChildBundle, config: ChildConfig, wrapper: readonly string[] = []): Child {
+    const argv = [process.execPath, bundle.path, JSON.stringify(config)];
+    const [command, ...args] = [...wrapper, ...argv];
+    const proc = spawn(command!, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
     return new Child(proc);
   }
 

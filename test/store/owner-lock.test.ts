@@ -1,7 +1,17 @@
-// Single owner per data directory: a second process gets STORE_LOCKED and writes nothing; the kernel frees the lock the
-// instant the owner is SIGKILLed; a stale socket file is taken over; a fenced-out owner refuses to replace files.
+// Single owner per data directory: a second process gets STORE_LOCKED and writes nothing, whatever path (symlink, bind
+// mount) or network namespace it comes from; the kernel frees the lock the instant the owner is SIGKILLed; a stale
+// socket file is replaced; a fenced-out owner refuses to replace files.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DurableStore, SNAPSHOT_FILE } from "../../native-host/src/store/durable-store.ts";
@@ -16,6 +26,23 @@ import {
   recordingLogger,
   removeDir,
 } from "./helpers.ts";
+
+/** Whether this machine lets us bind-mount in a private mount namespace (root in CI does; elsewhere it may not). */
+function canBindMount(): boolean {
+  const a = makeTempDir("probe-a");
+  const b = makeTempDir("probe-b");
+  try {
+    return (
+      spawnSync("unshare", ["-m", "--propagation", "private", "mount", "--bind", a, b], { stdio: "ignore" })
+        .status === 0
+    );
+  } finally {
+    removeDir(a);
+    removeDir(b);
+  }
+}
+const BIND_MOUNT = canBindMount();
+const NET_NAMESPACE = spawnSync("unshare", ["-n", "true"], { stdio: "ignore" }).status === 0;
 
 let bundle: ChildBundle;
 beforeAll(async () => {
@@ -33,8 +60,8 @@ describe("owner lock", () => {
     stores.push(s);
     return s;
   };
-  const spawn = (extra: Partial<Parameters<typeof Child.spawn>[1]> = {}) => {
-    const c = Child.spawn(bundle, { mode: "hold", dir, ...extra });
+  const spawn = (extra: Partial<Parameters<typeof Child.spawn>[1]> = {}, wrapper: readonly string[] = []) => {
+    const c = Child.spawn(bundle, { mode: "hold", dir, ...extra }, wrapper);
     children.push(c);
     return c;
   };
@@ -101,19 +128,69 @@ describe("owner lock", () => {
     }
   });
 
-  it("socket-file mode (macOS) takes over a stale socket left by a killed owner", async () => {
-    const owner = spawn({ lockKind: "socket-file" });
+  it(
+    BIND_MOUNT
+      ? "refuses a second process reaching the directory through a symlink, a bind mount or another network namespace"
+      : "refuses a second process reaching the directory through a symlink or another network namespace " +
+          "(bind mounts are refused on this machine: that case did not run)",
+    async () => {
+      if (!BIND_MOUNT) console.warn("owner-lock: mount --bind is refused here; ran the symlink case only");
+      const owner = spawn();
+      await owner.waitLine(/^opened /);
+      const before = fingerprint();
+      const refused = async (child: Child, what: string) => {
+        expect(await child.waitLine(/^error /), what).toMatch(/^error STORE_LOCKED .*pid \d+/);
+        expect((await child.exited).code, what).toBe(3);
+      };
+
+      const alias = `${dir}-alias`;
+      symlinkSync(dir, alias);
+      try {
+        await refused(spawn({ dir: alias }), "through a symlink");
+      } finally {
+        removeDir(alias);
+      }
+      if (BIND_MOUNT) {
+        // The mount exists only in the child's private mount namespace: the path it opens is not our path.
+        const mountPoint = `${dir}-mnt`;
+        mkdirSync(mountPoint);
+        try {
+          const bind = [
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            'mount --bind "$0" "$1" && shift && exec "$@"',
+            dir,
+            mountPoint,
+          ];
+          await refused(spawn({ dir: mountPoint }, bind), "through a bind mount");
+        } finally {
+          removeDir(mountPoint);
+        }
+      }
+      if (!NET_NAMESPACE)
+        console.warn("owner-lock: unshare -n is refused here; the network namespace case did not run");
+      if (NET_NAMESPACE) await refused(spawn({}, ["unshare", "-n"]), "from another network namespace");
+
+      expect(fingerprint()).toEqual(before);
+      expect(readOwnerInfo(dir)?.pid).toBe(owner.pid);
+    },
+  );
+
+  it("removes the stale owner.sock a SIGKILLed owner left, and a clean release removes its own", async () => {
+    const owner = spawn();
     await owner.waitLine(/^opened /);
-    const second = spawn({ lockKind: "socket-file" });
-    expect(await second.waitLine(/^error /)).toMatch(/STORE_LOCKED/);
     owner.kill();
     await owner.exited;
     expect(existsSync(join(dir, OWNER_SOCKET_FILE))).toBe(true); // left behind by the crash
-    const store = await openStore({ lockKind: "socket-file" });
+    const store = await openStore();
     expect(store.lock.address).toBe(join(dir, OWNER_SOCKET_FILE));
     await store.close();
     stores.splice(0);
-    expect(existsSync(join(dir, OWNER_SOCKET_FILE))).toBe(false); // a clean release removes it
+    expect(existsSync(join(dir, OWNER_SOCKET_FILE))).toBe(false);
   });
 
   it("fences a former owner: once owner.json names another generation it refuses to replace files", async () => {

@@ -3,14 +3,13 @@
 import { DurableStore } from "../../native-host/src/store/durable-store.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
 import { isStoreError } from "../../native-host/src/store/store-error.ts";
-import type { OwnerLockKind, StoreFaultPoint } from "../../native-host/src/store/store-types.ts";
+import type { StoreFaultPoint } from "../../native-host/src/store/store-types.ts";
 import { applyTx, verifySequence } from "./crash-sequence.ts";
 
 export interface ChildConfig {
   mode: "crash-loop" | "verify" | "hold" | "fault" | "commit-exit";
   dir: string;
   snapshotAfterBytes?: number;
-  lockKind?: OwnerLockKind;
   /** crash-loop: move old events to the archive every this many transactions (0 = never). */
   archiveEvery?: number;
   /** crash-loop: stop before writing anything if fewer transactions than this were recovered (keeps the evidence). */
@@ -36,7 +35,6 @@ async function open(config: ChildConfig): Promise<DurableStore> {
     dir: config.dir,
     migrations: MIGRATIONS,
     snapshotAfterBytes: config.snapshotAfterBytes,
-    lockKind: config.lockKind,
     log: { warn: (m) => out(`warn ${m}`), info: (m) => out(`info ${m}`) },
     faultHook: (point) => {
       if (point === (armed ?? config.fault)) process.kill(process.pid, "SIGKILL");

@@ -17,7 +17,7 @@ export interface BackendOptions {
   readonly log: StoreLogger;
   readonly now?: () => number;
   readonly random?: () => number;
-  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "lockKind" | "faultHook">>;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook">>;
   /** Called after new events are durable (ui.changed pushes). */
   readonly onEvents?: (lastSeq: number) => void;
   readonly onError?: (error: unknown) => void;

@@ -34,6 +34,8 @@ import { cutIntoPages, PagedAnswers } from "./ui-pages.ts";
 /** One framed channel to an executor: the browser's stdio port, or a relay's IPC socket. */
 export interface Connection {
   readonly label: string;
+  /** A relay's IPC socket (another browser's host, the CLI), not the browser's own native port. */
+  readonly relayed?: boolean;
   send(message: HostMessage): void;
 }
 
@@ -351,7 +353,7 @@ export class ExecutorHub implements CommandSink {
   ): Promise<void> {
     if (m.cursor !== undefined) return this.nextPage(session, m, m.cursor);
     const result = (HOST_SETTINGS_OPS as readonly string[]).includes(m.op)
-      ? this.settingsRequest(m.op, m.params)
+      ? this.settingsRequest(m.op, m.params, session.conn.relayed === true)
       : await this.invokeForUi(m.op, m.params);
     // An adopted conversation lives in the tab of the executor that asked: its turns go there (issue 8).
     const adopted =
@@ -442,17 +444,29 @@ export class ExecutorHub implements CommandSink {
     }
   }
 
-  /** Answered here, not by an operation: only the browser's own port may read or rotate the MCP token. */
-  private settingsRequest(op: string, params: unknown): OperationResult {
+  /**
+   * Answered here, not by an operation: only the browser's own port may read or rotate the MCP token. A relayed
+   * session (the IPC socket) sees the settings masked and may not reveal or rotate: FORBIDDEN.
+   */
+  private settingsRequest(op: string, params: unknown, relayed: boolean): OperationResult {
     const source = this.opts.hostSettings;
     if (!source) return fail("NOT_FOUND", `${op}: not available here`);
+    const forbidden = () =>
+      fail(
+        "FORBIDDEN",
+        `${op}: this browser's host relays to the one that owns the data directory, so it cannot show or ` +
+          "regenerate the MCP token; use the settings of the browser that started first, or run " +
+          "`npx orchestrator connector` on this machine",
+      );
     if (op === HOST_TOKEN_ROTATE_OP) {
+      if (relayed) return forbidden();
       const rotated = source.rotateToken();
       return "code" in rotated ? fail(rotated.code, rotated.message) : ok(rotated);
     }
     const parsed = hostSettingsParamsSchema.safeParse(params ?? {});
     if (!parsed.success)
       return fail("INVALID_INPUT", `${op}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    if (parsed.data.reveal === true && relayed) return forbidden();
     return ok(source.get(parsed.data.reveal === true));
   }
 

@@ -22,7 +22,8 @@ export function framedStream(
     input.on("data", (chunk: Buffer) => {
       for (const event of decoder.push(chunk)) {
         if (event.kind === "message") onMessage(event.value);
-        else if (++bad <= 20 || bad % 1000 === 0) log.warn(`${label}: bad frame #${bad}: ${event.reason}`);
+        // Every one is reported: the host's logger passes a few per minute and counts the rest (log-rate-limit.ts).
+        else log.warn(`${label}: bad frame #${++bad}: ${event.reason}`);
       }
       // An impossible length cannot be resynchronised: stop reading, like the browser would.
       if (decoder.fatal) {

@@ -32,7 +32,6 @@ export async function runNativeHost(opts: HostRunOptions): Promise<number> {
       input: opts.input,
       output: opts.output,
       log: opts.log,
-      ...(opts.store?.lockKind ? { lockKind: opts.store.lockKind } : {}),
       ...(replay !== undefined ? { replay: [replay] } : {}),
     }).catch((e: unknown) => {
       // The owner vanished between our lock attempt and the connect: try to own again.

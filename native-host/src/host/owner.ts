@@ -9,6 +9,7 @@ import { isStoreError } from "../store/store-error.ts";
 import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
 import { type HostSettings, maskSecret } from "../../../shared/host-settings.ts";
 import { framedStream } from "./framed-stream.ts";
+import { authenticatePeer } from "./ipc-auth.ts";
 import { StatusFile } from "./status-file.ts";
 
 export interface McpHandle {
@@ -30,7 +31,7 @@ export interface OwnerOptions {
   readonly renderPrompt: PromptRenderer;
   /** Starts the MCP server for this backend (absent in tests that only speak native messages). */
   readonly startMcp?: (backend: OperationsContext) => Promise<McpHandle>;
-  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "lockKind" | "faultHook">>;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook">>;
   readonly now?: () => number;
 }
 
@@ -38,11 +39,15 @@ export interface OwnerHandle {
   readonly backend: Backend;
   readonly hub: ExecutorHub;
   readonly mcpUrl: string | null;
-  /** Serves one executor on a stream pair (the browser's stdio); resolves when it ends, with why. */
+  /**
+   * Serves one executor on a stream pair (the browser's stdio); resolves when it ends, with why. `relayed`: the
+   * stream is an IPC socket, whose session may not read or rotate the MCP token.
+   */
   serveStream(
     input: Readable,
     output: Writable,
     label: string,
+    relayed?: boolean,
   ): { ended: Promise<string>; inject(raw: unknown): void };
   close(): Promise<void>;
 }
@@ -106,11 +111,11 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
   hubRef.current = liveHub;
   backend.attachSink(liveHub);
 
-  const serveStream = (input: Readable, output: Writable, label: string) => {
+  const serveStream = (input: Readable, output: Writable, label: string, relayed = false) => {
     // Frames can only arrive after this synchronous setup, so the session always exists when they do.
     const ref: { session?: ReturnType<ExecutorHub["connect"]> } = {};
     const stream = framedStream(input, output, (raw) => void ref.session?.receive(raw), opts.log, label);
-    const session = liveHub.connect({ label, send: (m) => stream.send(m) });
+    const session = liveHub.connect({ label, relayed, send: (m) => stream.send(m) });
     ref.session = session;
     const ended = stream.ended.then((why) => {
       session.close();
@@ -120,12 +125,19 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     return { ended, inject: (raw: unknown) => void session.receive(raw) };
   };
 
-  // Relays (a second browser's host, the CLI) reach the owner over the lock's own IPC socket.
+  // Relays (a second browser's host, the CLI) reach the owner over the IPC socket, once they proved with the secret
+  // in ipc.secret that they run as this user; until then nothing they send is handled and nothing is sent to them.
   const sockets = new Set<Socket>();
-  backend.store.lock.server.on("connection", (socket: Socket) => {
+  let peers = 0;
+  backend.store.lock.serve((socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
-    void serveStream(socket, socket, `relay#${sockets.size}`).ended.then(() => socket.destroy());
+    // A peer that resets the connection must not crash the owner with an unhandled 'error'.
+    socket.on("error", () => undefined);
+    const label = `relay#${++peers}`;
+    void authenticatePeer(socket, backend.store.lock.secret, { log: opts.log, label }).then((ok) => {
+      if (ok) void serveStream(socket, socket, label, true).ended.then(() => socket.destroy());
+    });
   });
 
   try {

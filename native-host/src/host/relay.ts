@@ -1,22 +1,47 @@
 // A relay: a host that found the data directory owned. It forwards its executor's frames to the owner's IPC
 // socket and back, never opening the database; when the owner goes away it reports so and can take over.
-import { realpathSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { encodeFrame, FrameDecoder } from "../bridge/native-framing.ts";
-import { ownerLockAddress, resolveLockKind } from "../store/owner-lock.ts";
-import type { OwnerLockKind, StoreLogger } from "../store/store-types.ts";
+import { ipcAddress } from "../store/owner-lock.ts";
+import type { StoreLogger } from "../store/store-types.ts";
+import { IPC_AUTH_TIMEOUT_MS, ipcAnswerSchema, readFirstFrame, readIpcSecret } from "./ipc-auth.ts";
 
 export type RelayEnd =
   | { readonly kind: "input-ended"; readonly why: string }
   | { readonly kind: "owner-gone"; readonly lastHello: unknown };
 
-export function connectToOwner(dir: string, lockKind?: OwnerLockKind): Promise<Socket> {
-  const address = ownerLockAddress(realpathSync(dir), resolveLockKind(lockKind));
-  return new Promise((resolve, reject) => {
+/**
+ * Connects to the owner of `dir` and authenticates (the secret is read after the connect: the owner writes it
+ * before it listens, so it is the secret of the owner we reached). Resolves with the socket paused, positioned
+ * after the owner's `ipc.ok`; rejects if the owner refuses or does not answer.
+ */
+export function connectToOwner(dir: string): Promise<Socket> {
+  const address = ipcAddress(dir);
+  return new Promise<Socket>((resolve, reject) => {
     const socket = connect({ path: address });
-    socket.once("connect", () => resolve(socket));
     socket.once("error", reject);
+    socket.once("connect", () => {
+      try {
+        socket.write(encodeFrame({ kind: "ipc.auth", secret: readIpcSecret(dir) }, Number.MAX_SAFE_INTEGER));
+        resolve(socket);
+      } catch (error) {
+        socket.destroy();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }).then(async (socket) => {
+    const first = await readFirstFrame(socket, IPC_AUTH_TIMEOUT_MS * 2);
+    const answer = first.kind === "frame" ? ipcAnswerSchema.safeParse(first.value) : undefined;
+    if (answer?.success && answer.data.kind === "ipc.ok") return socket;
+    socket.destroy();
+    const why =
+      first.kind === "none"
+        ? first.why
+        : answer?.success && answer.data.kind === "ipc.error"
+          ? `${answer.data.code}: ${answer.data.message}`
+          : "an unexpected first frame";
+    throw new Error(`the owner of ${dir} did not accept this relay: ${why}`);
   });
 }
 
@@ -25,11 +50,10 @@ export async function runRelay(opts: {
   input: Readable;
   output: Writable;
   log: StoreLogger;
-  lockKind?: OwnerLockKind;
   /** Frames the executor sent before this relay started (replayed first, e.g. after a takeover). */
   replay?: readonly unknown[];
 }): Promise<RelayEnd> {
-  const socket = await connectToOwner(opts.dir, opts.lockKind);
+  const socket = await connectToOwner(opts.dir);
   let lastHello: unknown;
   const fromExecutor = new FrameDecoder();
   for (const frame of opts.replay ?? []) socket.write(encodeFrame(frame, Number.MAX_SAFE_INTEGER));
@@ -63,6 +87,7 @@ export async function runRelay(opts: {
     opts.input.once("end", onEnd);
     // Owner → executor bytes are already framed by the owner: pass them through untouched.
     socket.on("data", (chunk: Buffer) => opts.output.write(chunk));
+    socket.resume(); // connectToOwner left it paused after the handshake
     socket.once("close", () => finish({ kind: "owner-gone", lastHello }));
     socket.once("error", (e) => opts.log.warn(`relay: owner socket error: ${e.message}`));
   });

@@ -11,7 +11,7 @@ import { encodeJournalHeader } from "./file-headers.ts";
 import { frameText } from "./frame-codec.ts";
 import { JournalWriter } from "./journal-writer.ts";
 import { applyMigrations, checkMigrations } from "./migration-runner.ts";
-import { acquireOwnerLock, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
+import { acquireOwnerLock, IPC_SECRET_FILE, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
 import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
 import { inspectDataFiles, replayJournal } from "./recovery.ts";
 import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
@@ -110,7 +110,7 @@ export class DurableStore {
     checkMigrations(options.migrations);
     const dir = options.dir;
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const lock = await acquireOwnerLock(dir, options.lockKind);
+    const lock = await acquireOwnerLock(dir);
     const fault = options.faultHook ?? (() => undefined);
     let engine: SqlEngine | undefined;
     try {
@@ -128,7 +128,13 @@ export class DurableStore {
       const archiveCheck = inspectArchive(paths.archive, archiveEnd);
 
       // Phase 2: repair what a crash legitimately leaves behind.
-      const removed = await removeStaleTemps(dir, [SNAPSHOT_FILE, JOURNAL_FILE, ARCHIVE_FILE, OWNER_FILE]);
+      const removed = await removeStaleTemps(dir, [
+        SNAPSHOT_FILE,
+        JOURNAL_FILE,
+        ARCHIVE_FILE,
+        OWNER_FILE,
+        IPC_SECRET_FILE,
+      ]);
       if (removed.length > 0) log.info(`removed temp files left by a crash: ${removed.join(", ")}`);
       const journalState = plan.journal;
       if (journalState?.tornTail) {

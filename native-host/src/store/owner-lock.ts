@@ -1,17 +1,43 @@
-// Single owner per data directory: an OS-level lock the kernel drops when the process dies (SIGKILL included), plus a
-// generation counter in owner.json that every later rename checks (fencing), so a former owner can never clobber files.
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { realpath, rm } from "node:fs/promises";
-import { connect, createServer, type Server, type Socket } from "node:net";
+// Single owner per data directory: an OS file lock on `owner.lock` that the kernel drops when the process dies
+// (SIGKILL included), plus a generation counter in owner.json that every later rename checks (fencing), so a former
+// owner can never clobber files. The owner then opens the IPC endpoint relays reach it on (see ipcAddress).
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { StoreError } from "./store-error.ts";
-import type { OwnerLockKind } from "./store-types.ts";
 
 export const OWNER_FILE = "owner.json";
+export const OWNER_LOCK_FILE = "owner.lock";
 export const OWNER_SOCKET_FILE = "owner.sock";
+/** 32 random bytes (hex), rewritten by every new owner; a relay proves it is the same user by sending it first. */
+export const IPC_SECRET_FILE = "ipc.secret";
+
+/**
+ * fs-native-extensions (holepunch): a maintained N-API addon with prebuilt binaries for Linux, macOS and Windows.
+ * Its tryLock is a non-blocking exclusive lock on the whole file: an open-file-description lock (F_OFD_SETLK) on
+ * Linux, flock on macOS, LockFileEx on Windows. All three belong to the file (its inode), not to the path it was
+ * opened by or to a namespace, and conflict between two descriptors even inside one process. Loaded with require():
+ * it is CommonJS and finds its prebuilt binary relative to its own files (the host bundle ships them beside it).
+ */
+const fileLocks = createRequire(import.meta.url)("fs-native-extensions") as { tryLock(fd: number): boolean };
+
+/** sun_path holds 108 bytes on Linux and 104 on macOS (with its terminating NUL); stay clear of both. */
+const MAX_SOCKET_PATH_BYTES = 100;
 
 export interface OwnerInfo {
   pid: number;
@@ -19,62 +45,88 @@ export interface OwnerInfo {
   startedAt: string;
 }
 
-export type ResolvedLockKind = Exclude<OwnerLockKind, "auto">;
-
 export interface OwnerLock {
   readonly dir: string;
-  readonly kind: ResolvedLockKind;
-  /** What `net.connect({ path })` takes to reach the owner (the IPC relay of a later issue listens here). */
+  /** What `net.connect({ path })` takes to reach the owner: the IPC endpoint relays connect to. */
   readonly address: string;
-  /** The listening server that embodies the lock. Unref'ed: holding the lock does not keep the process alive. */
+  /** The listening IPC server. Unref'ed: holding the lock does not keep the process alive. */
   readonly server: Server;
+  /** The secret this owner wrote to ipc.secret (hex, as bytes): what a peer's first frame must carry. */
+  readonly secret: Buffer;
   /** This owner's generation, as written to owner.json. */
   readonly generation: number;
+  /**
+   * Hands every IPC connection (also those that arrived before this call, held until now) to `handler`. Set once,
+   * by the host, after the store opened: a relay that connected during recovery waits instead of being refused.
+   */
+  serve(handler: (socket: Socket) => void): void;
   /** Throws STORE_FENCED unless owner.json still names this process and generation. */
   assertOwner(): void;
   release(): Promise<void>;
 }
 
 /**
- * Linux: a socket in the abstract namespace (no file; gone the instant the process dies).
- * Windows: a named pipe (same property). Elsewhere (macOS): a socket file in the directory, with stale detection.
+ * Where the owner of `dir` listens. Linux and macOS: the socket file `owner.sock` inside the (0700) data directory,
+ * so only users who can enter the directory can reach it, through whatever path or namespace they see it by. A path
+ * too long for sun_path falls back to a private per-user directory under the temp directory, the socket named from
+ * the data directory's device and inode (every spelling of it agrees). Windows: a named pipe named from its path.
+ * With `create`, makes the private temp directory if needed; either way refuses one that is not ours and 0700.
  */
-export function resolveLockKind(kind: OwnerLockKind = "auto", platform = process.platform): ResolvedLockKind {
-  if (kind !== "auto") return kind;
-  if (platform === "linux") return "abstract-socket";
-  if (platform === "win32") return "named-pipe";
-  return "socket-file";
+export function ipcAddress(dir: string, opts: { create?: boolean } = {}): string {
+  const real = realpathSync(dir);
+  if (process.platform === "win32") {
+    const hash = createHash("sha256").update(real.toLowerCase()).digest("hex").slice(0, 32);
+    return `\\\\.\\pipe\\chatgpt-orchestrator-${hash}`;
+  }
+  const inDir = join(real, OWNER_SOCKET_FILE);
+  if (Buffer.byteLength(inDir) <= MAX_SOCKET_PATH_BYTES) return inDir;
+  const st = statSync(real, { bigint: true });
+  const hash = createHash("sha256").update(`${st.dev}:${st.ino}`).digest("hex").slice(0, 16);
+  const address = join(privateTempDir(opts.create === true), `${hash}.sock`);
+  if (Buffer.byteLength(address) > MAX_SOCKET_PATH_BYTES)
+    throw new Error(`cannot place the IPC socket for ${dir}: even ${address} is too long for a Unix socket`);
+  return address;
 }
 
-/** The lock's address for a directory, named from a hash of its real path so every spelling of it collides. */
-export function ownerLockAddress(realDir: string, kind: ResolvedLockKind): string {
-  const key = process.platform === "win32" || process.platform === "darwin" ? realDir.toLowerCase() : realDir;
-  const hash = createHash("sha256").update(key).digest("hex").slice(0, 32);
-  switch (kind) {
-    case "abstract-socket":
-      return `\0chatgpt-orchestrator-${hash}`;
-    case "named-pipe":
-      return `\\\\.\\pipe\\chatgpt-orchestrator-${hash}`;
-    case "socket-file": {
-      const inDir = join(realDir, OWNER_SOCKET_FILE);
-      // sun_path holds ~104 bytes on macOS; a deep data directory falls back to the temp directory.
-      return Buffer.byteLength(inDir) <= 100 ? inDir : join(tmpdir(), `chatgpt-orchestrator-${hash}.sock`);
+/** `<tmp>/orch-<uid>`, mode 0700, owned by us: checked with lstat so a symlink or someone else's directory is refused. */
+function privateTempDir(create: boolean): string {
+  const uid = process.getuid?.() ?? -1;
+  const path = join(tmpdir(), `orch-${uid}`);
+  if (create) {
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
+  const st = lstatSync(path);
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o777) !== 0o700) {
+    throw new Error(
+      `refusing ${path} for the IPC socket: it must be a directory owned by uid ${uid} with mode 0700 ` +
+        `(it is ${st.isDirectory() ? "a directory" : "not a directory"} of uid ${st.uid}, mode ` +
+        `${(st.mode & 0o777).toString(8)}); remove it or use a shorter data directory path`,
+    );
+  }
+  return path;
 }
 
-export async function acquireOwnerLock(dir: string, kind: OwnerLockKind = "auto"): Promise<OwnerLock> {
-  const real = await realpath(dir);
-  const resolved = resolveLockKind(kind);
-  const address = ownerLockAddress(real, resolved);
-  const server = await listenExclusively(address, resolved, dir);
-  server.unref();
-  // Whoever serves on the lock later (the IPC relay) may leave connections open; release must not wait for them.
+export async function acquireOwnerLock(dir: string): Promise<OwnerLock> {
+  // O_CLOEXEC is Node's default: a child process never inherits (and so never prolongs) the lock.
+  const fd = openSync(join(dir, OWNER_LOCK_FILE), constants.O_RDWR | constants.O_CREAT, 0o600);
+  let locked: boolean;
+  try {
+    locked = fileLocks.tryLock(fd);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (!locked) {
+    closeSync(fd);
+    throw lockedError(dir);
+  }
+  // From here on this process is the only one that can get this far for this directory (whatever path it used).
   const sockets = new Set<Socket>();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
+  let server: Server | undefined;
   try {
     const previous = readOwnerInfo(dir);
     const info: OwnerInfo = {
@@ -83,9 +135,20 @@ export async function acquireOwnerLock(dir: string, kind: OwnerLockKind = "auto"
       startedAt: new Date().toISOString(),
     };
     await writeFileAtomic(join(dir, OWNER_FILE), [Buffer.from(`${JSON.stringify(info)}\n`)]);
-    return makeLock(dir, resolved, address, server, sockets, info.generation);
+    // A fresh secret per owner, on disk before anyone can connect: a relay reads it, then connects.
+    const secret = Buffer.from(randomBytes(32).toString("hex"));
+    await writeFileAtomic(join(dir, IPC_SECRET_FILE), [secret, Buffer.from("\n")]);
+    const address = ipcAddress(dir, { create: true });
+    // A socket file left by an owner that died can only be removed by the next lock holder: no race.
+    if (process.platform !== "win32") rmSync(address, { force: true });
+    server = await listen(address);
+    // The directory is 0700 already; the socket's own mode also shuts out other users if it is not.
+    if (process.platform !== "win32") chmodSync(address, 0o600);
+    server.unref();
+    return makeLock(dir, fd, address, server, sockets, secret, info.generation);
   } catch (error) {
-    await closeServer(server, sockets);
+    if (server) await closeServer(server, sockets);
+    closeSync(fd); // drops the lock
     throw error;
   }
 }
@@ -134,20 +197,34 @@ function parseOwnerInfo(text: string): OwnerInfo | undefined {
 
 function makeLock(
   dir: string,
-  kind: ResolvedLockKind,
+  fd: number,
   address: string,
   server: Server,
   sockets: Set<Socket>,
+  secret: Buffer,
   generation: number,
 ): OwnerLock {
   const ownerPath = join(dir, OWNER_FILE);
   let released: Promise<void> | undefined;
+  let handler: ((socket: Socket) => void) | undefined;
+  const waiting: Socket[] = [];
+  // Whoever serves here may leave connections open; release must not wait for them.
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    if (handler) handler(socket);
+    else waiting.push(socket);
+  });
   return {
     dir,
-    kind,
     address,
     server,
+    secret,
     generation,
+    serve(h) {
+      handler = h;
+      for (const socket of waiting.splice(0)) if (!socket.destroyed) h(socket);
+    },
     assertOwner() {
       let current: OwnerInfo | undefined;
       try {
@@ -168,28 +245,12 @@ function makeLock(
       }
     },
     release() {
-      released ??= closeServer(server, sockets);
+      // The server goes first (closing it unlinks the socket file), the lock last: the next owner's socket is never
+      // removed by us.
+      released ??= closeServer(server, sockets).finally(() => closeSync(fd));
       return released;
     },
   };
-}
-
-async function listenExclusively(address: string, kind: ResolvedLockKind, dir: string): Promise<Server> {
-  for (let attempt = 0; ; attempt++) {
-    const server = createServer();
-    try {
-      await listen(server, address);
-      return server;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    }
-    // A socket file survives a crash; if nobody answers on it, it is stale. (Abstract sockets and pipes cannot be.)
-    if (kind === "socket-file" && attempt < 3 && !(await answers(address))) {
-      await rm(address, { force: true });
-      continue;
-    }
-    throw lockedError(dir);
-  }
 }
 
 function lockedError(dir: string): StoreError {
@@ -208,28 +269,13 @@ function lockedError(dir: string): StoreError {
   );
 }
 
-function listen(server: Server, address: string): Promise<void> {
+function listen(address: string): Promise<Server> {
+  const server = createServer();
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen({ path: address, exclusive: true }, () => {
       server.off("error", reject);
-      resolve();
-    });
-  });
-}
-
-/** Whether something accepts connections on `address` (a live owner) or not (a stale socket file). */
-function answers(address: string): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ path: address });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) => {
-      socket.destroy();
-      if (error.code === "ECONNREFUSED" || error.code === "ENOENT") resolve(false);
-      else reject(error);
+      resolve(server);
     });
   });
 }

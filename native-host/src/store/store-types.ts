@@ -34,9 +34,6 @@ export type StoreFaultPoint =
   | "snapshot-renamed" // the new snapshot is in place, the journal not yet reset
   | "archive-appended"; // rows are fsynced in the archive, their delete not yet journalled
 
-/** How the single-owner lock is held; "auto" picks by platform (see owner-lock.ts). */
-export type OwnerLockKind = "auto" | "abstract-socket" | "named-pipe" | "socket-file";
-
 export interface StoreOptions {
   /** Data directory (created if missing, mode 0700). */
   dir: string;
@@ -51,8 +48,6 @@ export interface StoreOptions {
    * growing the file (default 1.5 × snapshotAfterBytes, between 64 KiB and 8 MiB; 0 turns preallocation off).
    */
   journalPreallocateBytes?: number;
-  /** Lock mechanism; tests use "socket-file" to exercise the macOS path on Linux. */
-  lockKind?: OwnerLockKind;
   /** Test-only: called at the named points so a crash test can SIGKILL the process exactly there. */
   faultHook?: (point: StoreFaultPoint) => void;
 }
