@@ -26,6 +26,9 @@ describe("messageShape", () => {
       "relay #: bad frame ##",
     );
     expect(messageShape("executor exec-7 disconnected")).toBe("executor exec-# disconnected");
+    expect(messageShape("command 3b241101-e2bb-4255-8caf-4136c566a962 waits for an executor")).toBe(
+      "command # waits for an executor",
+    );
   });
 });
 

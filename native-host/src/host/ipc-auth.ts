@@ -91,7 +91,8 @@ export function readFirstFrame(socket: Socket, timeoutMs: number): Promise<First
 
 /**
  * Owner side: resolves true once the peer's first frame carried `expected` (compared in constant time) and `ipc.ok`
- * was sent; otherwise sends one `ipc.error` IPC_UNAUTHENTICATED, closes the socket, logs one line and resolves false.
+ * was sent; otherwise sends one `ipc.error` IPC_UNAUTHENTICATED, ends the connection, logs one line and resolves
+ * false.
  * Nothing the peer sent before or with a failed handshake is ever handled.
  */
 export async function authenticatePeer(
@@ -120,7 +121,14 @@ export async function authenticatePeer(
     code: "IPC_UNAUTHENTICATED",
     message: `the first frame must be {kind:"ipc.auth", secret} with the secret from ${IPC_SECRET_FILE}`,
   };
-  if (socket.writable) socket.end(encodeFrame(answer), () => socket.destroy());
+  // Keep reading (and discarding) until the peer closes: closing on its unread frames would reset the connection,
+  // and the peer could lose the error frame to an EPIPE on its own writes. A peer that never closes is cut off.
+  socket.on("data", () => undefined);
+  socket.resume();
+  const cutOff = setTimeout(() => socket.destroy(), IPC_AUTH_TIMEOUT_MS);
+  cutOff.unref();
+  socket.once("close", () => clearTimeout(cutOff));
+  if (socket.writable) socket.end(encodeFrame(answer));
   else socket.destroy();
   return false;
 }

@@ -12,16 +12,22 @@ export const DEFAULT_REPEAT_LIMIT: RepeatLimit = { perWindow: 10, windowMs: 60_0
 /** Shapes tracked at once; past it, windows that have ended are dropped (their summaries written). */
 const MAX_SHAPES = 1_000;
 
+/** Command, worker and session ids: their letters would otherwise keep one line per id apart. */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
 /**
  * What makes two lines "the same": the part up to the second `": "` (the source and the kind of event, e.g.
- * `browser: dropped an invalid message`), with every run of digits collapsed, so that ids, counters, ports and the
- * details after the kind (a zod issue, a JSON.parse message quoting the bad bytes) do not make each line unique.
+ * `browser: dropped an invalid message`), with UUIDs and every run of digits collapsed, so that ids, counters, ports
+ * and the details after the kind (a zod issue, a JSON.parse message quoting the bad bytes) do not make each line unique.
  */
 export function messageShape(message: string): string {
   const first = message.indexOf(": ");
   const second = first === -1 ? -1 : message.indexOf(": ", first + 2);
   const head = second === -1 ? message : message.slice(0, second);
-  return head.slice(0, 200).replace(/[0-9]+/g, "#");
+  return head
+    .slice(0, 200)
+    .replace(UUID, "#")
+    .replace(/[0-9]+/g, "#");
 }
 
 interface Window {
@@ -64,6 +70,8 @@ export class RepeatLimiter {
     }
     if (!window) {
       if (this.windows.size >= MAX_SHAPES) summaries.push(...this.expired());
+      // Still full: so many different lines within a window are no repeat; pass it untracked (memory stays bounded).
+      if (this.windows.size >= MAX_SHAPES) return { summaries, pass: true };
       window = { level, startedAt: at, passed: 0, suppressed: 0 };
       this.windows.set(shape, window);
     }
