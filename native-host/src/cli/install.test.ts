@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Browser } from "./browsers.ts";
@@ -119,6 +128,17 @@ describe("orchestrator install", () => {
     expect(cli.out.join("\n")).toMatch(/^updated +launcher /m);
     expect(cli.out.join("\n")).toMatch(/^updated +firefox /m);
     expect(statSync(launcher()).mode & 0o777).toBe(0o755);
+  });
+
+  it("tightens an existing data directory looser than 0700 and says so once", async () => {
+    cli = testCli();
+    mkdirSync(cli.dataDir, { mode: 0o755 });
+    chmodSync(cli.dataDir, 0o755);
+    expect(await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID)).toBe(0);
+    expect(statSync(cli.dataDir).mode & 0o777).toBe(0o700);
+    expect(cli.err).toEqual([`warning: tightened ${cli.dataDir} from 0755 to 0700 (it holds the MCP token)`]);
+    expect(await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID)).toBe(0);
+    expect(cli.err).toEqual([]);
   });
 
   it("--json reports what it wrote", async () => {

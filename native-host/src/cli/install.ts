@@ -14,6 +14,7 @@ import { dirname } from "node:path";
 import type { Browser, ManifestTarget } from "./browsers.ts";
 import { BROWSER_FAMILY, resolveTargets, UsageError } from "./browsers.ts";
 import type { CliContext, ExecFn } from "./context.ts";
+import { secureDataDir } from "../store/data-dir.ts";
 import { cliEntry, dataDirOf } from "./context.ts";
 import type { ExtensionFamily } from "./extension-ids.ts";
 import {
@@ -102,7 +103,8 @@ export interface InstallReport {
 export async function install(ctx: CliContext, options: InstallOptions): Promise<InstallReport> {
   const targets = resolveTargets(options.browsers, options.profileDir, ctx);
   const dataDir = dataDirOf(ctx);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Owner-only like the host makes it; one left looser (0755) by an older install or by hand is tightened.
+  const tightened = secureDataDir(dataDir, { platform: ctx.platform });
 
   const launcher = launcherPath(dataDir, ctx.platform);
   const launcherStatus = writeIfChanged(
@@ -133,7 +135,7 @@ export async function install(ctx: CliContext, options: InstallOptions): Promise
     });
   }
 
-  const warnings: string[] = [];
+  const warnings: string[] = tightened ? [tightened] : [];
   const chromeTargets = targets.filter((t) => t.family === "chromium");
   if (chromeTargets.length > 0 && !isChromeExtensionId(options.extensionIds.chromium)) {
     warnings.push(
