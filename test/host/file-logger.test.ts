@@ -1,6 +1,14 @@
 // logs/host.log stays bounded: repeated lines are rate limited by shape with a summary of what was left out, and the
 // file rotates past its size cap into a fixed number of generations, each within the cap and owner-only.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fileLogger } from "../../native-host/src/host/file-logger.ts";
@@ -102,6 +110,16 @@ describe("fileLogger", () => {
     const numbers = files.flatMap(lines).map((l) => Number(/ INFO line (\d+)/.exec(l)?.[1]));
     expect(numbers.at(-1)).toBe(total - 1);
     numbers.forEach((n, i) => expect(n).toBe(numbers[0]! + i));
+  });
+
+  it("sets an existing host.log that others could read to 0600", () => {
+    const dir = temp();
+    mkdirSync(join(dir, "logs"));
+    writeFileSync(hostLog(dir), "old line\n", { mode: 0o644 });
+    chmodSync(hostLog(dir), 0o644);
+    fileLogger(dir, { stderr: false }).info("new line");
+    expect(statSync(hostLog(dir)).mode & 0o777).toBe(0o600);
+    expect(lines(hostLog(dir))).toHaveLength(2);
   });
 
   it("counts the existing file at start, so a new process rotates a full host.log before appending", () => {
