@@ -20,6 +20,12 @@ import {
 } from "../../native-host/src/store/durable-store.ts";
 import { JOURNAL_HEADER_BYTES, SNAPSHOT_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
+import {
+  IPC_SECRET_FILE,
+  OWNER_FILE,
+  OWNER_LOCK_FILE,
+  OWNER_SOCKET_FILE,
+} from "../../native-host/src/store/owner-lock.ts";
 import { applyTx, verifySequence } from "./crash-sequence.ts";
 import { journalRecordsEnd, makeTempDir, recordingLogger, removeDir, writeAt } from "./helpers.ts";
 
@@ -51,10 +57,14 @@ describe("DurableStore with damaged files", () => {
     await s.lock.release(); // "crash": no final snapshot, the second half stays in the journal
   }
 
-  /** Content hash and mtime of every file except owner.json (which every open attempt that gets the lock rewrites). */
+  /**
+   * Content hash and mtime of every data file: not the lock's own files, which every open attempt that gets the lock
+   * rewrites (owner.json, ipc.secret) or holds (owner.lock, and owner.sock while it is open).
+   */
   function fingerprint(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const f of readdirSync(dir).filter((f) => f !== "owner.json")) {
+    const lockFiles = [OWNER_FILE, IPC_SECRET_FILE, OWNER_LOCK_FILE, OWNER_SOCKET_FILE];
+    for (const f of readdirSync(dir).filter((f) => !lockFiles.includes(f))) {
       const p = join(dir, f);
       out[f] = `${createHash("sha256").update(readFileSync(p)).digest("hex")} ${statSync(p).mtimeMs}`;
     }
