@@ -10,6 +10,7 @@ import {
   Announcer,
   ConfirmButton,
   ConnectionBanner,
+  StorageBanner,
   ConnectionChip,
   connectionWords,
   Root,
@@ -22,6 +23,7 @@ import type { UiClient } from "../ui/ui-client.ts";
 import {
   runGetSchema,
   runListSchema,
+  summarySchema,
   workerDetailSchema,
   type RunView,
   type WorkerView,
@@ -39,6 +41,8 @@ export function Dashboard(props: DashboardProps): JSX.Element {
   const status = client.status.value;
   const connected = status?.connection === "connected";
   const runs = useLive(client, "run_list", RUN_LIST, runListSchema);
+  // Only for `storage`: whether changes can be saved (a full disk) is shown above everything else.
+  const summary = useLive(client, "ui_summary", {}, summarySchema);
   const [chosenRun, setChosenRun] = useState<string | null>(null);
   const list = runs.data?.runs ?? [];
   const runId = chosenRun ?? list.find((r) => r.status === "active")?.id ?? list[0]?.id ?? null;
@@ -55,6 +59,7 @@ export function Dashboard(props: DashboardProps): JSX.Element {
       </header>
       <Announcer facts={facts} />
       <ConnectionBanner client={client} />
+      {connected ? <StorageBanner storage={summary.data?.storage} now={props.now()} /> : null}
       {connected && runs.error ? <p role="alert">Could not list runs: {runs.error.message}</p> : null}
       {connected ? (
         <>

@@ -6,6 +6,7 @@ import {
   ActionButton,
   Announcer,
   ConnectionBanner,
+  StorageBanner,
   ConnectionChip,
   connectionWords,
   Root,
@@ -54,6 +55,7 @@ export function Popup(props: PopupProps): JSX.Element {
       </header>
       <Announcer facts={facts} />
       <ConnectionBanner client={client} />
+      {connected ? <StorageBanner storage={data?.storage} now={props.now()} /> : null}
       {summary.error && connected ? (
         <p role="alert" data-testid="load-error">
           Could not read the orchestrator state: {summary.error.message}

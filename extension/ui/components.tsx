@@ -3,11 +3,11 @@
 // controls (Pause / Resume / Continue now / Stop worker) and a polite live region for meaningful changes only.
 import { createContext, type ComponentChildren, type JSX } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
-import { STATE_ICON, stateWords } from "./format.ts";
+import { clock, STATE_ICON, stateWords } from "./format.ts";
 import { UI_CSS } from "./styles.ts";
 import type { UiClient } from "./ui-client.ts";
 import type { UiStatus } from "./ui-protocol.ts";
-import type { WorkerView } from "./view-models.ts";
+import type { Storage, WorkerView } from "./view-models.ts";
 
 /**
  * Which input events a control acts on. Extension pages run only our code, so every event counts; the overlay
@@ -93,6 +93,27 @@ export function ConnectionBanner(props: { client: UiClient }): JSX.Element | nul
       <button type="button" onClick={() => props.client.retry()} disabled={status === null}>
         Reconnect
       </button>
+    </div>
+  );
+}
+
+/**
+ * Shown while the host cannot save changes (its disk is full or failing): what is wrong, that nothing shown is lost,
+ * and that it heals by itself once the disk takes data. Workers are not resumed meanwhile, so the operator must know.
+ */
+export function StorageBanner(props: { storage: Storage | undefined; now: number }): JSX.Element | null {
+  const s = props.storage;
+  if (!s || s.writable) return null;
+  return (
+    <div class="banner" role="alert" data-testid="storage-banner">
+      <p>
+        <strong>Changes cannot be saved</strong> since {clock(s.since)}: {s.message}
+      </p>
+      <p>
+        Free space on that disk (or fix it). What you see is what is saved; nothing resumes meanwhile. Saving
+        restarts by itself within {Math.max(1, Math.ceil((s.nextRetryAt - props.now) / 1000))} s of the disk
+        taking data again.
+      </p>
     </div>
   );
 }

@@ -89,10 +89,26 @@ export const runViewSchema = z.object({
 });
 export type RunView = z.infer<typeof runViewSchema>;
 
+/** Whether the host can save changes; after its disk refused data: why, since when, when it tries again. */
+export const storageSchema = z.discriminatedUnion("writable", [
+  z.object({ writable: z.literal(true) }),
+  z.object({
+    writable: z.literal(false),
+    code: z.string(),
+    message: z.string(),
+    path: z.string(),
+    since: z.number(),
+    nextRetryAt: z.number(),
+  }),
+]);
+export type Storage = z.infer<typeof storageSchema>;
+
 export const summarySchema = z.object({
   runs: z.array(runViewSchema),
   workers: z.array(workerViewSchema),
   eventSeq: z.number(),
+  /** Absent from hosts older than the full-disk handling. */
+  storage: storageSchema.optional(),
 });
 export type Summary = z.infer<typeof summarySchema>;
 

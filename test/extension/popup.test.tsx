@@ -266,3 +266,29 @@ describe("popup keyboard-only walkthrough", () => {
     expect(opened).toEqual(["dashboard"]);
   });
 });
+
+describe("popup while the host cannot save changes", () => {
+  it("says so with the host's reason and that it heals by itself, and drops the notice once it has", async () => {
+    const bg = new ScriptedBackground(status());
+    let storage: Record<string, unknown> = {
+      writable: false,
+      code: "STORE_IO",
+      message: "writing /data/store.journal failed: no space left on the device holding /data (ENOSPC)",
+      path: "/data/store.journal",
+      since: NOW - 60_000,
+      nextRetryAt: NOW + 4_000,
+    };
+    bg.answer("ui_summary", () => ({ runs: [run()], workers: [worker("Working")], eventSeq: 1, storage }));
+    const root = popup(bg);
+    await until(() => byTestId(root, "storage-banner").length === 1, "the storage banner");
+    const banner = byTestId(root, "storage-banner")[0]!;
+    expect(banner.getAttribute("role")).toBe("alert");
+    expect(banner.textContent).toContain("Changes cannot be saved");
+    expect(banner.textContent).toContain("no space left on the device holding /data");
+    expect(banner.textContent).toContain("within 4 s");
+    await expectAccessible(root);
+    storage = { writable: true };
+    bg.changed(2);
+    await until(() => byTestId(root, "storage-banner").length === 0, "the banner to go");
+  });
+});

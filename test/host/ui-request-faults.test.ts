@@ -1,5 +1,6 @@
-// The popup's ui.request when the store fails under it (in-process owner, real store on disk, real framing): the view
-// gets an error with the store's code at once, for a write and for a read, instead of waiting for its own timeout.
+// The popup's ui.request when the disk refuses data under the store (in-process owner, real store on disk, real
+// framing): a write gets STORE_IO at once, reads keep answering and say that changes cannot be saved, and once the disk
+// takes data again writes work with no restart.
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FrameDecoder } from "../../native-host/src/bridge/native-framing.ts";
@@ -20,19 +21,19 @@ beforeEach(async () => {
   const started = await startOwner({
     ...ownerOptionsFromEnv({ ORCHESTRATOR_HOME: dir }, logger.log),
     startMcp: undefined,
-    store: { faultHook: disk.faultHook },
+    store: { faultHook: disk.faultHook, ioRetryMs: 20 },
   });
   if (started === "locked") throw new Error("the temp directory is locked");
   owner = started;
 });
 
 afterEach(async () => {
-  await owner.close().catch(() => undefined); // the failed store refuses a clean close; the test is about before
+  await owner.close();
   removeDir(dir);
 });
 
-describe("ui.request while the store fails", () => {
-  it("answers a write and then a read with the store's error code", async () => {
+describe("ui.request while the disk refuses data", () => {
+  it("answers a write with STORE_IO, reads with the state on disk and the problem, then writes again", async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const decoder = new FrameDecoder();
@@ -56,12 +57,30 @@ describe("ui.request while the store fails", () => {
     disk.failFromNow();
     session.inject({ kind: "ui.request", requestId: "r2", op: "run_create", params: { name: "lost" } });
     const write = await answer("r2");
-    expect(write).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^STORE_/) as unknown } });
+    expect(write).toMatchObject({
+      ok: false,
+      error: {
+        code: "STORE_IO",
+        message: expect.stringContaining("an I/O error on the device holding") as unknown,
+      },
+    });
 
     session.inject({ kind: "ui.request", requestId: "r3", op: "ui_summary", params: {} });
-    const read = await answer("r3");
-    expect(read).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^STORE_/) as unknown } });
+    const read = (await answer("r3")) as unknown as {
+      ok: true;
+      result: { runs: { name: string }[]; storage: unknown };
+    };
+    expect(read.ok).toBe(true);
+    expect(read.result.runs.map((r) => r.name)).toEqual(["ok"]);
+    expect(read.result.storage).toMatchObject({ writable: false, code: "STORE_IO" });
     expect(logger.warnings.some((w) => w.includes("ui.request run_create failed"))).toBe(true);
+
+    disk.heal();
+    await waitFor(() => owner.backend.storeHealth().writable, "writes to be taken again", 5_000, 5);
+    session.inject({ kind: "ui.request", requestId: "r4", op: "run_create", params: { name: "later" } });
+    expect(await answer("r4")).toMatchObject({ ok: true });
+    session.inject({ kind: "ui.request", requestId: "r5", op: "ui_summary", params: {} });
+    expect(await answer("r5")).toMatchObject({ ok: true, result: { storage: { writable: true } } });
     input.end();
   });
 });

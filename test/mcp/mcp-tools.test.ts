@@ -5,6 +5,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { failingDisk } from "../store/helpers.ts";
+import { waitFor } from "../wait-for.ts";
 import { call, callRaw, type Harness, startHarness, textOf } from "./helpers.ts";
 
 let h: Harness;
@@ -327,22 +328,29 @@ describe("bad input", () => {
   });
 });
 
-describe("a failing store", () => {
-  it("answers writes and reads with the store's error code, not a hang or INTERNAL", async () => {
+describe("a disk that refuses data", () => {
+  it("answers writes with STORE_IO naming the cause, reads with the state on disk, and writes again once it heals", async () => {
     const disk = failingDisk();
-    const broken = await startHarness({}, { faultHook: disk.faultHook });
+    const broken = await startHarness({}, { faultHook: disk.faultHook, ioRetryMs: 20 });
     try {
       const client = await broken.client();
       const { run } = await call<{ run: { id: string } }>(client, "run_create", { name: "before" });
-      disk.failFromNow();
+      disk.failFromNow("ENOSPC");
       const write = await callRaw(client, "run_create", { name: "lost" });
       expect(write.isError).toBe(true);
-      expect(textOf(write)).toMatch(/^STORE_/);
-      const read = await callRaw(client, "run_get", { runId: run.id });
-      expect(read.isError).toBe(true);
-      expect(textOf(read)).toMatch(/^STORE_/);
+      expect(textOf(write)).toMatch(/^STORE_IO: .*no space left on the device holding/);
+      const again = await callRaw(client, "run_create", { name: "lost too" });
+      expect(textOf(again)).toMatch(/^STORE_IO: cannot save changes/);
+      const read = await call<{ runs: { name: string }[] }>(client, "run_list", {});
+      expect(read.runs.map((r) => r.name)).toEqual(["before"]);
+      expect(await call(client, "run_get", { runId: run.id })).toMatchObject({ run: { id: run.id } });
+      disk.heal();
+      await waitFor(() => broken.backend.storeHealth().writable, "writes to be taken again", 5_000, 5);
+      await call(client, "run_create", { name: "after" });
+      const after = await call<{ runs: { name: string }[] }>(client, "run_list", {});
+      expect(after.runs.map((r) => r.name).sort()).toEqual(["after", "before"]);
     } finally {
-      await broken.close().catch(() => undefined); // a failed store refuses a clean close
+      await broken.close();
     }
   });
 });

@@ -57,17 +57,33 @@ export function recordingLogger(): RecordingLogger {
 }
 
 /**
- * A disk that fails on demand: from `failFromNow()` on, every batch fails between its write and its fdatasync, so the
- * store fails closed. Pass `faultHook` in the store options.
+ * A disk that fails on demand: from `failFromNow()` on, every batch fails with an operating-system error (EIO by
+ * default: written, then its fdatasync fails; ENOSPC: the write itself is refused), and so does every retry of the
+ * store, until `heal()`. Pass `faultHook` in the store options.
  */
-export function failingDisk(): { faultHook: (point: StoreFaultPoint) => void; failFromNow: () => void } {
-  let failing = false;
+export function failingDisk(): {
+  faultHook: (point: StoreFaultPoint) => void;
+  failFromNow: (code?: "EIO" | "ENOSPC") => void;
+  heal: () => void;
+} {
+  let failing: "EIO" | "ENOSPC" | undefined;
+  const refuse = (code: string) => {
+    throw Object.assign(new Error(`${code}: injected by the test`), { code });
+  };
   return {
     faultHook: (point) => {
-      if (failing && point === "journal-written") throw new Error("EIO: the disk went away");
+      if (failing === undefined || point === "journal-probe") {
+        if (failing !== undefined) refuse(failing);
+        return;
+      }
+      if (failing === "ENOSPC" && point === "journal-writing") refuse("ENOSPC");
+      if (failing === "EIO" && point === "journal-written") refuse("EIO");
     },
-    failFromNow: () => {
-      failing = true;
+    failFromNow: (code = "EIO") => {
+      failing = code;
+    },
+    heal: () => {
+      failing = undefined;
     },
   };
 }

@@ -9,7 +9,7 @@ import { type CommandSink, Scheduler } from "../scheduler/scheduler.ts";
 import { DomainRepository, type StoredEvent } from "../store/domain-repository.ts";
 import { DurableStore } from "../store/durable-store.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
-import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
+import type { StoreHealth, StoreLogger, StoreOptions } from "../store/store-types.ts";
 import { EventWaiters } from "./event-waiters.ts";
 
 export interface BackendOptions {
@@ -17,10 +17,12 @@ export interface BackendOptions {
   readonly log: StoreLogger;
   readonly now?: () => number;
   readonly random?: () => number;
-  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook">>;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs">>;
   /** Called after new events are durable (ui.changed pushes). */
   readonly onEvents?: (lastSeq: number) => void;
   readonly onError?: (error: unknown) => void;
+  /** Called after the store stopped taking writes (its state already rolled back) or takes them again. */
+  readonly onStoreHealth?: (health: StoreHealth) => void;
 }
 
 /** Forwards to whichever executor bridge is attached; with none, commands simply stay pending in the store. */
@@ -73,7 +75,20 @@ export class Backend implements OperationsContext {
       log: options.log,
       ...options.store,
     });
-    const backend = new Backend(store, DomainRepository.open(store), options);
+    const repo = DomainRepository.open(store);
+    const backend = new Backend(store, repo, options);
+    store.onHealth((health) => {
+      if (health.writable) {
+        backend.scheduler
+          .start()
+          .catch(options.onError ?? ((e) => options.log.warn(`scheduler: ${String(e)}`)));
+      } else {
+        // The store rolled back what the disk refused: forget it here too, and wait for writes to come back.
+        repo.reload();
+        backend.scheduler.hold();
+      }
+      options.onStoreHealth?.(health);
+    });
     await backend.scheduler.start();
     await backend.maintain();
     backend.maintenance = setInterval(() => {
@@ -125,6 +140,10 @@ export class Backend implements OperationsContext {
 
   attempts(workerId: string): Attempt[] {
     return this.repo.attempts(workerId);
+  }
+
+  storeHealth(): StoreHealth {
+    return this.store.health();
   }
 
   durable(): Promise<void> {

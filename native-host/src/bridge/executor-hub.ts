@@ -27,6 +27,7 @@ import {
 } from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
 import type { CommandSink } from "../scheduler/scheduler.ts";
+import { isStoreError } from "../store/store-error.ts";
 import type { StoreLogger } from "../store/store-types.ts";
 import { faultPoint } from "../host/fault-points.ts";
 import { cutIntoPages, PagedAnswers } from "./ui-pages.ts";
@@ -68,8 +69,16 @@ interface Session {
   readonly pages: PagedAnswers;
 }
 
+/** Refused observations kept while the disk takes no data (one per worker and kind, so a long outage stays small). */
+const MAX_REFUSED = 5_000;
+
 export class ExecutorHub implements CommandSink {
   private readonly sessions = new Set<Session>();
+  /**
+   * What executors reported while the store could not save it (a full disk), newest per worker and kind, in arrival
+   * order: re-applied once the store takes writes, so an idle report sent meanwhile still resumes its worker.
+   */
+  private readonly refused = new Map<string, Input>();
   /** workerId → executorId that last reported the worker's binding. */
   private readonly owners = new Map<string, string>();
 
@@ -470,11 +479,47 @@ export class ExecutorHub implements CommandSink {
     return ok(source.get(parsed.data.reveal === true));
   }
 
+  /** The store takes writes again: applies what it refused meanwhile, oldest first. */
+  async storeWritable(): Promise<void> {
+    const inputs = [...this.refused.values()];
+    this.refused.clear();
+    if (inputs.length > 0)
+      this.opts.log.info(`applying ${inputs.length} executor reports the full disk held back`);
+    for (const input of inputs) await this.apply(input);
+  }
+
   private async apply(input: Input): Promise<void> {
-    const result = await this.opts.backend.apply(input);
+    let result: Awaited<ReturnType<OperationsContext["apply"]>>;
+    try {
+      result = await this.opts.backend.apply(input);
+    } catch (error) {
+      // The disk refused it: the executor will not send it again, so keep it for when the store takes writes.
+      if (!isStoreError(error, "STORE_IO")) throw error;
+      this.keepRefused(input);
+      return;
+    }
     if (result.error)
       this.opts.log.info(
         `${input.type} for ${"workerId" in input ? input.workerId : "?"}: ${result.error.code} ${result.error.message}`,
       );
+  }
+
+  private keepRefused(input: Input): void {
+    const key = `${input.type}|${"workerId" in input ? input.workerId : ""}|${"commandId" in input ? input.commandId : ""}`;
+    if (this.refused.size === 0) {
+      this.opts.log.warn(
+        `the store refused an executor report (${input.type}); kept until it takes writes again`,
+      );
+    }
+    // Deleted first so the newest report of a key moves to the end: they replay in the order they arrived.
+    this.refused.delete(key);
+    this.refused.set(key, input);
+    if (this.refused.size > MAX_REFUSED) {
+      const oldest = this.refused.keys().next().value as string;
+      this.refused.delete(oldest);
+      this.opts.log.warn(
+        `dropped the oldest held-back executor report (${oldest}): more than ${MAX_REFUSED} waiting`,
+      );
+    }
   }
 }

@@ -258,4 +258,28 @@ describe("orchestrator doctor", () => {
       message: "no executor has connected yet",
     });
   });
+
+  it("reports that the running backend cannot save changes, from status.json, and the disk's free space", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "firefox");
+    writeFileSync(
+      path.join(cli.dataDir, "owner.json"),
+      JSON.stringify({ pid: process.pid, generation: 1, startedAt: new Date().toISOString() }),
+    );
+    const status = path.join(cli.dataDir, "status.json");
+    const message = `writing ${cli.dataDir}/store.journal failed: no space left on the device holding ${cli.dataDir}`;
+    writeFileSync(status, JSON.stringify({ pid: process.pid, storage: { writable: false, message } }));
+    let { checks } = await doctorJson();
+    expect(checks.get("storage")).toMatchObject({
+      status: "FAIL",
+      message: `the backend cannot save changes: ${message}`,
+      fix: containing("free space"),
+    });
+    writeFileSync(status, JSON.stringify({ pid: process.pid, storage: { writable: true } }));
+    ({ checks } = await doctorJson());
+    expect(checks.get("storage")).toMatchObject({
+      status: "OK",
+      message: containing(`MiB free on the disk holding ${cli.dataDir}`),
+    });
+  });
 });

@@ -1,5 +1,5 @@
 // `orchestrator doctor`: one line per check (OK / WARN / FAIL) with the fix. Exit code 1 if anything FAILs.
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
 import type { Browser, ManifestTarget } from "./browsers.ts";
@@ -62,7 +62,49 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<C
   checks.push(owner.check);
   checks.push(await checkMcp(ctx, dataDir, owner.alive, options.probeTimeoutMs ?? 2_000));
   checks.push(checkExecutor(dataDir, options.now ?? Date.now));
+  checks.push(checkStorage(dataDir, owner.alive));
   return checks;
+}
+
+/** Below this the next snapshot may not fit; below a megabyte the journal's next records may not either. */
+const LOW_SPACE_BYTES = 64 * 1024 * 1024;
+const NO_SPACE_BYTES = 1024 * 1024;
+
+/**
+ * Whether the backend can save changes: the running owner's own word (status.json's `storage`, written when its disk
+ * refused data and again when it healed) and the free space on the data directory's disk.
+ */
+function checkStorage(dataDir: string, ownerAlive: boolean): Check {
+  const name = "storage";
+  const fix = "free space on that disk (or fix it); the backend starts saving again by itself within 10 s";
+  if (!existsSync(dataDir)) return { name, status: "WARN", message: `skipped: ${dataDir} does not exist` };
+  if (ownerAlive) {
+    const storage = readStatus(dataDir)?.storage as { writable?: unknown; message?: unknown } | undefined;
+    if (storage?.writable === false) {
+      return {
+        name,
+        status: "FAIL",
+        message: `the backend cannot save changes: ${String(storage.message)}`,
+        fix,
+      };
+    }
+  }
+  const fs = statfsSync(dataDir);
+  const free = fs.bavail * fs.bsize;
+  const words = `${(free / 1024 / 1024).toFixed(1)} MiB free on the disk holding ${dataDir}`;
+  if (free < NO_SPACE_BYTES)
+    return { name, status: "FAIL", message: `${words}: changes cannot be saved`, fix };
+  if (free < LOW_SPACE_BYTES) return { name, status: "WARN", message: `${words}: little room left`, fix };
+  return { name, status: "OK", message: words };
+}
+
+function readStatus(dataDir: string): Record<string, unknown> | undefined {
+  try {
+    const raw = JSON.parse(readFileSync(path.join(dataDir, STATUS_FILE), "utf8")) as unknown;
+    return raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined; // missing or unreadable: checkExecutor reports the file itself
+  }
 }
 
 export function formatChecks(dataDir: string, checks: readonly Check[]): string[] {

@@ -31,7 +31,7 @@ export interface OwnerOptions {
   readonly renderPrompt: PromptRenderer;
   /** Starts the MCP server for this backend (absent in tests that only speak native messages). */
   readonly startMcp?: (backend: OperationsContext) => Promise<McpHandle>;
-  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook">>;
+  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs">>;
   readonly now?: () => number;
 }
 
@@ -57,6 +57,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
   let backend: Backend;
   // The hub needs the backend and the backend's event hook needs the hub: tie the knot through a reference.
   const hubRef: { current?: ExecutorHub } = {};
+  const statusRef: { current?: StatusFile } = {};
   try {
     backend = await Backend.open({
       dir: opts.dir,
@@ -64,18 +65,36 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.store ? { store: opts.store } : {}),
       onEvents: (seq) => hubRef.current?.broadcastChanged(seq),
+      onStoreHealth: (health) => {
+        statusRef.current?.update({ storage: health });
+        const hub = hubRef.current;
+        if (!hub) return;
+        // Open views re-read the summary, whose `storage` says whether changes can be saved.
+        hub.broadcastChanged(backend.lastEventSeq());
+        if (health.writable) {
+          hub
+            .storeWritable()
+            .catch((e: unknown) => opts.log.warn(`re-applying held-back reports: ${String(e)}`));
+        }
+      },
     });
   } catch (e) {
     if (isStoreError(e, "STORE_LOCKED")) return "locked";
     throw e;
   }
-  const status = new StatusFile(opts.dir, {
-    pid: process.pid,
-    startedAt: Date.now(),
-    mcpUrl: null,
-    executors: [],
-    lastExecutorContactAt: null,
-  });
+  const status = new StatusFile(
+    opts.dir,
+    {
+      pid: process.pid,
+      startedAt: Date.now(),
+      mcpUrl: null,
+      executors: [],
+      lastExecutorContactAt: null,
+      storage: backend.storeHealth(),
+    },
+    opts.log,
+  );
+  statusRef.current = status;
   let mcp: McpHandle | undefined;
   const settings = (reveal: boolean): HostSettings => ({
     hostVersion: opts.hostVersion,

@@ -1,6 +1,7 @@
 // status.json in the data directory: what `orchestrator status` and `doctor` read about the running owner.
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StoreHealth, StoreLogger } from "../store/store-types.ts";
 
 export const STATUS_FILE = "status.json";
 
@@ -10,15 +11,20 @@ export interface HostStatus {
   mcpUrl: string | null;
   executors: string[];
   lastExecutorContactAt: number | null;
+  /** Whether the store can save changes (after a full disk: why, since when). */
+  storage: StoreHealth;
 }
 
 /** Rewrites the file at most once a second; it is informational, so a lost update only ages the contact time. */
 export class StatusFile {
   private timer: NodeJS.Timeout | undefined;
+  /** The last write error logged, so a full disk is reported once, not every second. */
+  private lastError: string | undefined;
 
   constructor(
     private readonly dir: string,
     readonly status: HostStatus,
+    private readonly log: StoreLogger,
   ) {
     this.flush();
   }
@@ -31,11 +37,20 @@ export class StatusFile {
     }, 1_000).unref();
   }
 
+  /** Writes the file now. It is informational: a failure (a full disk) is logged once and never stops the host. */
   flush(): void {
     const file = join(this.dir, STATUS_FILE);
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(this.status, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, file);
+    try {
+      writeFileSync(temp, `${JSON.stringify(this.status, null, 2)}\n`, { mode: 0o600 });
+      renameSync(temp, file);
+      this.lastError = undefined;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== this.lastError) this.log.warn(`could not update ${file}: ${message}`);
+      this.lastError = message;
+      rmSync(temp, { force: true });
+    }
   }
 
   stop(): void {

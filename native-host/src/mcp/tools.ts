@@ -1,5 +1,6 @@
 // The operations layer as MCP tools: one McpServer per session, every OperationDef registered as a tool, calls
 // dispatched through invoke() so validation and refusals come back as `isError` results with a stable code.
+import { isStoreError } from "../store/store-error.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -71,12 +72,17 @@ const MAX_CACHED_PAGES = 32;
 export class EventReads {
   private readonly pages = new Map<string, StoredEvent[]>();
   private seq = -1;
+  private state: unknown;
 
   read(ctx: OperationsContext, cursor: number, limit: number, filter: EventFilter): StoredEvent[] {
     const seq = ctx.lastEventSeq();
-    if (seq !== this.seq || this.pages.size >= MAX_CACHED_PAGES) {
+    // The state's identity as well as the counter: after the store rolled back writes the disk refused, the counter
+    // can climb back to a value it had, with other events behind it; the reloaded state is a new object.
+    const state = ctx.state;
+    if (seq !== this.seq || state !== this.state || this.pages.size >= MAX_CACHED_PAGES) {
       this.pages.clear();
       this.seq = seq;
+      this.state = state;
     }
     const key = `${cursor}|${limit}|${filter.runId ?? ""}|${filter.workerId ?? ""}`;
     let page = this.pages.get(key);
@@ -198,9 +204,14 @@ async function callTool(
   } catch (error) {
     if (error instanceof CallCancelled)
       return toToolResult({ ok: false, error: { code: error.code, message: "" } });
-    log.warn(
-      `mcp: tool ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
+    // A store fault (a full disk) is an expected outcome the store already logged: one line, no stack. Anything else
+    // is a bug, and its stack is what finds it.
+    const detail = isStoreError(error)
+      ? `${error.code} ${error.message}`
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+    log.warn(`mcp: tool ${name} threw: ${detail}`);
     return toToolResult(faultResult(error));
   } finally {
     calls.inflight -= 1;
@@ -281,6 +292,9 @@ class CallContext implements OperationsContext {
   }
   durable() {
     return this.ctx.durable();
+  }
+  storeHealth() {
+    return this.ctx.storeHealth();
   }
 
   private gone(): boolean {

@@ -3,6 +3,7 @@ import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
 import type { TransitionResult } from "../core/transition.ts";
 import type { EventFilter, StoredEvent } from "../store/recent-events.ts";
+import type { StoreHealth } from "../store/store-types.ts";
 
 export type { EventFilter } from "../store/recent-events.ts";
 
@@ -33,6 +34,8 @@ export interface OperationsContext {
    * fdatasync is still running, so a reply waits for this: it must never show state or an event a crash could undo.
    */
   durable(): Promise<void>;
+  /** Whether changes can be saved now: after the disk refused data, why, since when, and when it is tried again. */
+  storeHealth(): StoreHealth;
 }
 
 export type OperationResult =

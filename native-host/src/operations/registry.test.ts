@@ -17,6 +17,7 @@ function emptyBackend(durable: () => Promise<void>): OperationsContext {
     attempts: () => [],
     inbox: () => [],
     durable,
+    storeHealth: () => ({ writable: true }),
   };
 }
 

@@ -56,6 +56,14 @@ export class Scheduler {
     return result;
   }
 
+  /**
+   * Disarms the timer while the store takes no writes (a tick could only fail and log); `start()` re-arms from the
+   * durable state and ticks once writes are taken again, so no deadline that passed meanwhile is missed.
+   */
+  hold(): void {
+    this.arm(null);
+  }
+
   get nextWakeAt(): number | null {
     return this.armedAt;
   }

@@ -21,8 +21,8 @@ const EVENT_SEQ_KEY = "event_seq";
  */
 export class DomainRepository {
   /** What agents re-read most, kept in memory and updated with every write (the tables stay the truth). */
-  private readonly recent: RecentEvents;
-  private readonly attemptCache = new AttemptCache();
+  private recent: RecentEvents;
+  private attemptCache = new AttemptCache();
 
   private constructor(
     private readonly store: DurableStore,
@@ -41,6 +41,18 @@ export class DomainRepository {
     return this.current;
   }
 
+  /**
+   * Reads the state again from the store, dropping what is kept in memory: after the store rolled back writes the
+   * disk refused, the state, the event counter and the caches must not keep the transactions that were refused.
+   */
+  reload(): void {
+    const { state, eventSeq } = this.store.read((q) => ({ state: loadState(q), eventSeq: loadEventSeq(q) }));
+    this.current = state;
+    this.eventSeq = eventSeq;
+    this.recent = new RecentEvents(eventSeq);
+    this.attemptCache = new AttemptCache();
+  }
+
   get lastEventSeq(): number {
     return this.eventSeq;
   }
@@ -53,10 +65,15 @@ export class DomainRepository {
     const firstSeq = this.eventSeq + 1;
     // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
     let written: WrittenEvents = { dataJson: [], attempts: [] };
+    let ran = false;
     const durable = this.store.write((tx) => {
+      ran = true;
       writeChanges(tx, prev, result.state);
       written = writeEvents(tx, events, firstSeq);
     });
+    // A store that takes no writes (closed, failed, or the disk refusing data) rejects without running the callback:
+    // then nothing may change in memory either.
+    if (!ran) return durable.then(() => result);
     this.current = result.state;
     this.eventSeq += events.length;
     this.recent.add(events, written.dataJson, firstSeq);

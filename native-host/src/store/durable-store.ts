@@ -15,6 +15,7 @@ import { acquireOwnerLock, IPC_SECRET_FILE, OWNER_FILE, type OwnerLock } from ".
 import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
 import { inspectDataFiles, replayJournal } from "./recovery.ts";
 import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
+import type { SqlJsStatic } from "sql.js";
 import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
 import { assertReplayable, isPlainSelect } from "./sql-guards.ts";
 import { StoreError, describeError, isStoreError } from "./store-error.ts";
@@ -23,6 +24,7 @@ import type {
   Row,
   SqlParams,
   StoreFaultPoint,
+  StoreHealth,
   StoreLogger,
   StoreOptions,
   StoreStats,
@@ -48,6 +50,11 @@ const ARCHIVE_ROWS_PER_RECORD = 500;
 const ARCHIVE_MAX_ATTEMPTS = 5;
 
 const ARCHIVE_END_KEY = "archive_end";
+/** After the disk refused a batch: first retry after this long, then doubling up to the maximum. */
+const DEFAULT_IO_RETRY_MS = 1_000;
+const MAX_IO_RETRY_MS = 10_000;
+/** Zeros a retry writes and syncs after the records: room for the next commits and proof the disk takes data. */
+const RESUME_PROBE_BYTES = 64 * 1024;
 
 const defaultLogger: StoreLogger = {
   // stderr, never stdout: stdout carries the native-messaging wire.
@@ -55,7 +62,8 @@ const defaultLogger: StoreLogger = {
   info: () => undefined,
 };
 
-type State = "open" | "closing" | "closed" | "failed";
+/** "degraded": the disk refused a batch; memory was rolled back to the disk, reads work, writes wait for a retry. */
+type State = "open" | "degraded" | "closing" | "closed" | "failed";
 
 /** Thrown inside moveToArchive's delete transaction when the selected rows changed meanwhile (then it retries). */
 class RowsChanged extends Error {}
@@ -73,6 +81,10 @@ export class DurableStore {
   private closing: Promise<void> | undefined;
   private snapshotsTaken = 0;
   private lastSnapshotStallMs = 0;
+  private degraded: { error: StoreError; since: number; nextRetryAt: number } | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelayMs: number;
+  private readonly healthListeners = new Set<(health: StoreHealth) => void>();
 
   private constructor(
     private readonly dir: string,
@@ -80,7 +92,9 @@ export class DurableStore {
     private readonly snapshotAfterBytes: number,
     private readonly fault: (point: StoreFaultPoint) => void,
     private readonly ownerLock: OwnerLock,
-    private readonly engine: SqlEngine,
+    private readonly sql: SqlJsStatic,
+    private readonly ioRetryMs: number,
+    private engine: SqlEngine,
     private readonly journal: JournalWriter,
     private readonly archive: EventArchive,
     private lastSeq: number,
@@ -88,6 +102,7 @@ export class DurableStore {
     private snapshotBytes: number,
   ) {
     this.nextAutoSnapshotAt = snapshotAfterBytes;
+    this.retryDelayMs = ioRetryMs;
   }
 
   /**
@@ -180,6 +195,7 @@ export class DurableStore {
         fault,
         onFlushed: () => store.maybeAutoSnapshot(),
         onFailure: (error) => store.fail(error),
+        onSuspended: (error) => store.suspend(error),
         warn: (message) => log.warn(message),
       });
       const archive = new EventArchive(paths.archive, archiveEnd, () => lock.assertOwner());
@@ -189,6 +205,8 @@ export class DurableStore {
         snapshotAfterBytes,
         fault,
         lock,
+        sql,
+        options.ioRetryMs ?? DEFAULT_IO_RETRY_MS,
         engine,
         journal,
         archive,
@@ -265,7 +283,7 @@ export class DurableStore {
 
   /** Synchronous read of the in-memory state (which may include transactions not yet durable: see sync()). */
   read<T>(fn: (q: ReadTx) => T): T {
-    if (this.state !== "open" && this.state !== "closing") throw this.unavailable();
+    if (this.state === "failed" || this.state === "closed") throw this.unavailable();
     let live = true;
     const q: ReadTx = {
       all: <R>(sql: string, params?: SqlParams) => {
@@ -304,6 +322,7 @@ export class DurableStore {
 
   /** Resolves when every transaction committed so far is durable (use before replying about state read via read()). */
   sync(): Promise<void> {
+    // Degraded: memory was rolled back to the disk, so everything readable is durable and this resolves.
     if (this.state === "failed" || this.state === "closed") return Promise.reject(this.unavailable());
     return this.journal.whenDurable();
   }
@@ -365,7 +384,7 @@ export class DurableStore {
   }
 
   stats(): StoreStats {
-    const usable = this.state === "open" || this.state === "closing";
+    const usable = this.state === "open" || this.state === "degraded" || this.state === "closing";
     return {
       journalBytes: this.journal.bytes,
       snapshotBytes: this.snapshotBytes,
@@ -424,10 +443,14 @@ export class DurableStore {
             "archive more rows to keep the live database small",
         );
       }
+      // The image may hold transactions whose batch is still being synced. Only a durable image may reach the disk:
+      // if that batch fails, its transactions are rolled back and must not come back from the snapshot.
+      const durable = this.journal.whenDurable();
       let bytes: number;
       let endIo = (): void => undefined;
       try {
-        const body = await encodeSnapshotBody(image);
+        const [body] = await Promise.all([encodeSnapshotBody(image), durable]);
+        if (this.state !== "open" && this.state !== "closing") throw this.unavailable();
         endIo = this.journal.beginBackgroundIo();
         bytes = await writeSnapshotFile(
           join(this.dir, SNAPSHOT_FILE),
@@ -520,6 +543,128 @@ export class DurableStore {
     throw error;
   };
 
+  /** Whether writes are taken now; when not, why, since when and when the disk is tried again. */
+  health(): StoreHealth {
+    const d = this.degraded;
+    if (this.state !== "degraded" || !d) return { writable: true };
+    return {
+      writable: false,
+      code: "STORE_IO",
+      message: d.error.message,
+      path: d.error.path ?? this.dir,
+      since: d.since,
+      nextRetryAt: d.nextRetryAt,
+    };
+  }
+
+  /** Calls `listener` whenever writes stop being taken (after the rollback) or are taken again. Returns the unsubscribe. */
+  onHealth(listener: (health: StoreHealth) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
+  }
+
+  /**
+   * The disk refused a batch (the journal already cut it off the file): bring memory back to exactly what is on disk,
+   * so nothing the callers were told failed can be read, snapshotted or built upon, then retry the disk on a timer.
+   * Runs synchronously inside the journal's failure handling, before any other code can see the rolled-back state.
+   */
+  private suspend(error: StoreError): void {
+    if (this.state !== "open") return; // closing: close() reports the failure; failed/closed: nothing to keep
+    try {
+      this.rollBackToDisk();
+    } catch (rollback) {
+      this.fail(
+        new StoreError(
+          "STORE_FAILED",
+          `${error.message}; reloading the state on disk then failed too (${describeError(rollback)})`,
+          { path: this.dir, cause: rollback },
+        ),
+      );
+      return;
+    }
+    this.state = "degraded";
+    this.retryDelayMs = this.ioRetryMs;
+    const since = Date.now();
+    this.degraded = { error, since, nextRetryAt: since + this.retryDelayMs };
+    this.log.warn(
+      `store in ${this.dir} cannot save changes: ${error.message}; every transaction since seq ${this.lastSeq} was ` +
+        "refused and rolled back, reads go on, and writes resume by themselves once the disk takes data again",
+    );
+    this.armRetry();
+    this.emitHealth();
+  }
+
+  /** Rebuilds the in-memory database from the snapshot and the journal's durable records (not the failed tail). */
+  private rollBackToDisk(): void {
+    const journalPath = join(this.dir, JOURNAL_FILE);
+    const plan = inspectDataFiles(join(this.dir, SNAPSHOT_FILE), journalPath, {
+      journalEnd: this.journal.bytes,
+    });
+    if (plan.lastSeq !== this.journal.durableSeq) {
+      throw new StoreError(
+        "STORE_CORRUPT",
+        `the files hold transactions up to ${plan.lastSeq}, but ${this.journal.durableSeq} were made durable`,
+        { path: journalPath },
+      );
+    }
+    const engine = SqlEngine.create(this.sql, plan.snapshot?.body);
+    try {
+      replayJournal(engine, plan, journalPath);
+    } catch (error) {
+      engine.close();
+      throw error;
+    }
+    this.engine.close();
+    this.engine = engine;
+    this.lastSeq = plan.lastSeq;
+  }
+
+  private armRetry(): void {
+    const d = this.degraded;
+    if (!d) return;
+    this.retryTimer = setTimeout(() => void this.retryDisk(), Math.max(0, d.nextRetryAt - Date.now()));
+    // A full disk must not keep a finished process alive; the host's servers do that.
+    this.retryTimer.unref();
+  }
+
+  private async retryDisk(): Promise<void> {
+    this.retryTimer = undefined;
+    if (this.state !== "degraded" || !this.degraded) return;
+    const still = await this.journal.resume(RESUME_PROBE_BYTES);
+    if (this.state !== "degraded" || !this.degraded) return; // closed meanwhile
+    if (still) {
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, MAX_IO_RETRY_MS);
+      const changed = still.message !== this.degraded.error.message;
+      this.degraded = {
+        error: still,
+        since: this.degraded.since,
+        nextRetryAt: Date.now() + this.retryDelayMs,
+      };
+      if (changed) {
+        this.log.warn(`store in ${this.dir} still cannot save changes: ${still.message}`);
+        this.emitHealth();
+      }
+      this.armRetry();
+      return;
+    }
+    const downMs = Date.now() - this.degraded.since;
+    this.degraded = undefined;
+    this.state = "open";
+    this.log.info(`store in ${this.dir} takes writes again after ${Math.round(downMs / 1000)} s`);
+    this.emitHealth();
+  }
+
+  private emitHealth(): void {
+    const health = this.health();
+    for (const listener of this.healthListeners) {
+      try {
+        listener(health);
+      } catch (error) {
+        this.log.warn(`a store health listener failed: ${describeError(error)}`);
+      }
+    }
+  }
+
   private fail(error: StoreError): void {
     if (this.state === "failed" || this.state === "closed") return;
     this.state = "failed";
@@ -529,6 +674,15 @@ export class DurableStore {
   }
 
   private unavailable(): StoreError {
+    if (this.state === "degraded" && this.degraded) {
+      const { error, nextRetryAt } = this.degraded;
+      return new StoreError(
+        "STORE_IO",
+        `cannot save changes: ${error.message}; nothing was changed, reads still work, and writes resume by ` +
+          `themselves once the disk takes data again (next try in ${Math.max(0, Math.ceil((nextRetryAt - Date.now()) / 1000))} s)`,
+        { path: error.path ?? this.dir, cause: error },
+      );
+    }
     if (this.state === "failed" && this.failure) {
       return new StoreError("STORE_FAILED", `store in ${this.dir} failed earlier: ${this.failure.message}`, {
         path: this.dir,
@@ -559,6 +713,9 @@ export class DurableStore {
   private async abandon(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.degraded = undefined;
     this.closeRequested = true;
     await this.journal.close();
     await this.archive.close();

@@ -1,13 +1,22 @@
 // Appends transaction records to store.journal with group commit: every transaction committed in one synchronous run
 // of the event loop shares one write + fdatasync. Records overwrite zeros written ahead of them (preallocation), and
 // a fresh journal replaces this one after a snapshot.
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, write, writeSync } from "node:fs";
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  write,
+  writeSync,
+} from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fsyncDir, replaceWithTemp, writeTempFile } from "./atomic-file.ts";
 import { encodeJournalHeader, JOURNAL_HEADER_BYTES } from "./file-headers.ts";
-import { StoreError, describeError } from "./store-error.ts";
+import { StoreError, describeError, diskWriteError } from "./store-error.ts";
 import type { StoreFaultPoint } from "./store-types.ts";
 
 /**
@@ -72,6 +81,12 @@ export interface JournalWriterOptions {
   onFlushed: () => void;
   /** The journal can no longer guarantee durability; the store must fail closed. */
   onFailure: (error: StoreError) => void;
+  /**
+   * A batch's write or fdatasync failed (a full disk, an I/O error): its transactions were rejected and the file is
+   * back at the last durable record. The store must bring its memory back to what is on disk, synchronously, and
+   * call resume() later. Appends are refused until then.
+   */
+  onSuspended: (error: StoreError) => void;
   warn: (message: string) => void;
 }
 
@@ -85,6 +100,10 @@ export class JournalWriter {
   private retainAfterSeq = 0;
   private rotation: Rotation | null = null;
   private failure: StoreError | null = null;
+  /** Set while a failed batch keeps the journal from taking appends; resume() clears it once the disk accepts data. */
+  private suspension: StoreError | null = null;
+  /** Whether the failed batch's bytes are known to be gone from the file (cut and synced) since the suspension. */
+  private tailCut = true;
   /** Settles when the most recently appended transaction is durable (or has failed). */
   private lastAppended: Promise<unknown> = Promise.resolve();
   private fd: number;
@@ -154,6 +173,7 @@ export class JournalWriter {
    */
   append<T>(seq: number, frame: Buffer, value: T): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
+    if (this.suspension) return Promise.reject(this.suspension);
     const done = new Promise<T>((resolve, reject) =>
       this.queue.push({ seq, frame, value, resolve: resolve as (value: unknown) => void, reject }),
     );
@@ -221,6 +241,7 @@ export class JournalWriter {
    */
   async rotate(baseSeq: number): Promise<void> {
     if (this.failure) throw this.failure;
+    if (this.suspension) throw this.suspension;
     const carried = this.retained ? [...this.retained] : [];
     const header = encodeJournalHeader({ generation: this.o.generation, baseSeq });
     const endIo = this.beginBackgroundIo();
@@ -239,8 +260,8 @@ export class JournalWriter {
     // The rename did not happen if this rejects: the old journal is intact and still ours to append to (recovery skips
     // the records the newer snapshot already holds). The snapshot reports the error; the store decides if it is fatal.
     return new Promise<void>((resolve, reject) => {
-      if (this.failure) {
-        const failure = this.failure;
+      if (this.failure ?? this.suspension) {
+        const failure = this.failure ?? this.suspension;
         void withTempRemoved(temp, failure).then(reject);
         return;
       }
@@ -268,6 +289,92 @@ export class JournalWriter {
     if (rotation) void withTempRemoved(rotation.temp, error).then(rotation.reject);
   }
 
+  /** Whether appends are refused after a failed batch (until resume() succeeds). */
+  get suspended(): StoreError | null {
+    return this.suspension;
+  }
+
+  /**
+   * Rejects the failed batch and everything queued behind it, cuts the file back to the last durable record (a
+   * partly written record must not be replayed at the next open: its callers were told it failed) and hands the
+   * store the error, which rolls its memory back to the disk.
+   */
+  private suspend(inFlight: PendingTx[], error: unknown): void {
+    const suspension = diskWriteError(this.o.path, dirname(this.o.path), error);
+    this.suspension = suspension;
+    const rejected = [...inFlight, ...this.queue.splice(0)];
+    // A snapshot waiting to switch journals carries records of the old file only; it fails and is retried later.
+    const rotation = this.rotation;
+    this.rotation = null;
+    if (rotation) void withTempRemoved(rotation.temp, suspension).then(rotation.reject);
+    this.retained = null;
+    this.tailCut = this.cutFailedTail();
+    // Everything still in memory after the store's rollback is on disk: sync() has nothing to wait for.
+    this.lastAppended = Promise.resolve();
+    this.o.onSuspended(suspension);
+    for (const p of rejected) p.reject(suspension);
+  }
+
+  /** Truncates the file to the durable records (needs no free space) and syncs; false if even that failed. */
+  private cutFailedTail(): boolean {
+    try {
+      ftruncateSync(this.fd, this._bytes);
+      fdatasyncSync(this.fd);
+      this.allocated = this._bytes;
+      return true;
+    } catch (error) {
+      this.o.warn(
+        `cutting ${this.o.path} back to ${this._bytes} bytes failed (${describeError(error)}); retried`,
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Tries to take appends again: cuts the failed tail if that is still owed, then writes and syncs `probeBytes` of
+   * zeros after the records (room for the next records, and the proof that the disk accepts data). Resolves with the
+   * error that still stands, or null once appends are taken again.
+   */
+  async resume(probeBytes: number): Promise<StoreError | null> {
+    if (this.failure) return this.failure;
+    if (!this.suspension) return null;
+    await this.extending;
+    try {
+      if (!this.tailCut) {
+        ftruncateSync(this.fd, this._bytes);
+        fdatasyncSync(this.fd);
+        this.allocated = this._bytes;
+        this.tailCut = true;
+      }
+      this.o.fault("journal-probe");
+      const zeros = Buffer.alloc(probeBytes);
+      const fd = this.fd;
+      for (let done = 0; done < zeros.length;) {
+        done += await new Promise<number>((resolve, reject) =>
+          write(fd, zeros, done, zeros.length - done, this._bytes + done, (e, n) =>
+            e ? reject(e) : resolve(n),
+          ),
+        );
+      }
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+      this.allocated = Math.max(this.allocated, this._bytes + probeBytes);
+    } catch (error) {
+      // Still refused: drop what the probe may have added (zeros are harmless, but keep the file as it was).
+      try {
+        ftruncateSync(this.fd, this._bytes);
+        this.allocated = this._bytes;
+      } catch {
+        this.tailCut = false; // the file may hold probe bytes past the records: cut them before the next attempt
+      }
+      this.suspension = diskWriteError(this.o.path, dirname(this.o.path), error);
+      return this.suspension;
+    }
+    this.suspension = null;
+    this.preallocationFailed = false;
+    this.ensureRoom();
+    return null;
+  }
+
   /** Waits for the batch, rotation or preallocation in progress (never cut an fdatasync short), then closes. */
   async close(): Promise<void> {
     while (this.pumping || this.extending) {
@@ -289,7 +396,7 @@ export class JournalWriter {
     let inFlight: PendingTx[] = [];
     try {
       for (;;) {
-        if (this.failure) return;
+        if (this.failure || this.suspension) return;
         if (this.rotation) {
           await this.performRotation(this.rotation);
           continue;
@@ -301,9 +408,19 @@ export class JournalWriter {
           inFlight.length === 1 ? inFlight[0]!.frame : Buffer.concat(inFlight.map((p) => p.frame));
         // Never write where zeros are still being written (rare: the preallocation runs half a chunk ahead).
         if (this.extending && this._bytes + batch.length > this.allocated) await this.extending;
-        writeFully(this.fd, batch, this._bytes);
-        this.o.fault("journal-written");
-        await this.datasync(this.fd);
+        try {
+          this.o.fault("journal-writing");
+          writeFully(this.fd, batch, this._bytes);
+          this.o.fault("journal-written");
+          await this.datasync(this.fd);
+        } catch (error) {
+          if (error instanceof StoreError) throw error;
+          // The disk refused this batch (full, quota, I/O error): nothing in it was acknowledged. Suspend instead of
+          // dying, so the host stays up, reads go on and writes resume once the disk takes data again.
+          this.suspend(inFlight, error);
+          inFlight = [];
+          return;
+        }
         this._bytes += batch.length;
         if (this.retained)
           for (const p of inFlight) if (p.seq > this.retainAfterSeq) this.retained.push(p.frame);
@@ -328,7 +445,7 @@ export class JournalWriter {
       this.o.onFailure(failure);
     } finally {
       this.pumping = false;
-      if (!this.failure && (this.queue.length > 0 || this.rotation)) this.kick();
+      if (!this.failure && !this.suspension && (this.queue.length > 0 || this.rotation)) this.kick();
     }
   }
 

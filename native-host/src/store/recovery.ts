@@ -29,9 +29,13 @@ export interface RecoveryPlan {
 }
 
 /** Reads and cross-checks snapshot and journal. Changes nothing on disk; throws STORE_CORRUPT naming the file. */
-export function inspectDataFiles(snapshotPath: string, journalPath: string): RecoveryPlan {
+export function inspectDataFiles(
+  snapshotPath: string,
+  journalPath: string,
+  opts: { journalEnd?: number } = {},
+): RecoveryPlan {
   const snapshot = readSnapshotFile(snapshotPath);
-  const journal = readJournal(journalPath);
+  const journal = readJournal(journalPath, opts.journalEnd);
   const snapshotSeq = snapshot?.header.lastSeq ?? 0;
   if (snapshot && !journal) {
     throw new StoreError(
@@ -92,7 +96,8 @@ export function replayJournal(engine: SqlEngine, plan: RecoveryPlan, journalPath
   }
 }
 
-function readJournal(path: string): JournalState | undefined {
+/** `end`: read only this far (a running store rolling back: bytes after its durable records are not its). */
+function readJournal(path: string, end?: number): JournalState | undefined {
   let file: Buffer;
   try {
     file = readFileSync(path);
@@ -100,6 +105,7 @@ function readJournal(path: string): JournalState | undefined {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  if (end !== undefined) file = file.subarray(0, end);
   const header = decodeJournalHeader(file, path);
   const scan = scanFrames(file, JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX, { zeroFilledTail: true });
   if (scan.kind === "corrupt") {

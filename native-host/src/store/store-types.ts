@@ -29,7 +29,9 @@ export interface StoreLogger {
 
 /** Named moments at which a crash test may kill the process (see `StoreOptions.faultHook`). */
 export type StoreFaultPoint =
-  | "journal-written" // a batch is in the journal's page cache, fdatasync not yet done
+  | "journal-writing" // a batch is about to be written to the journal (a throwing hook acts as a failed write)
+  | "journal-written" // a batch is in the journal's page cache, fdatasync not yet done (a throw: a failed sync)
+  | "journal-probe" // after the disk refused a batch, the store is about to try it again
   | "snapshot-written" // the snapshot temp file is complete and fsynced, not yet renamed
   | "snapshot-renamed" // the new snapshot is in place, the journal not yet reset
   | "archive-appended"; // rows are fsynced in the archive, their delete not yet journalled
@@ -48,9 +50,34 @@ export interface StoreOptions {
    * growing the file (default 1.5 × snapshotAfterBytes, between 64 KiB and 8 MiB; 0 turns preallocation off).
    */
   journalPreallocateBytes?: number;
-  /** Test-only: called at the named points so a crash test can SIGKILL the process exactly there. */
+  /**
+   * After the disk refused a batch, the first retry waits this long (default 1 s), each later one twice as long up to
+   * 10 s. Writes are refused with STORE_IO meanwhile.
+   */
+  ioRetryMs?: number;
+  /**
+   * Test-only: called at the named points so a crash test can SIGKILL the process exactly there, or throw an
+   * operating-system error (e.g. `code: "ENOSPC"`) to stand for the disk refusing that step.
+   */
   faultHook?: (point: StoreFaultPoint) => void;
 }
+
+/**
+ * Whether the store takes writes. After a write or fdatasync the disk refused (full, quota, I/O error) it holds the
+ * state that is on disk, answers reads, refuses writes with `error` (STORE_IO) and retries by itself.
+ */
+export type StoreHealth =
+  | { readonly writable: true }
+  | {
+      readonly writable: false;
+      readonly code: "STORE_IO";
+      readonly message: string;
+      readonly path: string;
+      /** When writes were first refused (ms since the epoch). */
+      readonly since: number;
+      /** When the store tries the disk again. */
+      readonly nextRetryAt: number;
+    };
 
 export interface StoreStats {
   /** Bytes of store.journal up to the end of its records, header included (the preallocated zeros after them not). */
