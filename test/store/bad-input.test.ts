@@ -26,6 +26,7 @@ import {
   OWNER_LOCK_FILE,
   OWNER_SOCKET_FILE,
 } from "../../native-host/src/store/owner-lock.ts";
+import { AckMarkWriter, MARK_FILE } from "../../native-host/src/store/ack-mark.ts";
 import { applyTx, verifySequence } from "./crash-sequence.ts";
 import { journalRecordsEnd, makeTempDir, recordingLogger, removeDir, writeAt } from "./helpers.ts";
 
@@ -158,6 +159,15 @@ describe("DurableStore with damaged files", () => {
 
   it("cuts a last record whose checksum fails, keeping the ones before it", async () => {
     await populate(20, false);
+    // The crash came before the 20th transaction was acknowledged: the mark names 19, as it would have.
+    await (
+      await AckMarkWriter.create(
+        join(dir, MARK_FILE),
+        { seq: 19, generation: 1 },
+        () => undefined,
+        () => undefined,
+      )
+    ).close();
     flipByte(journalPath(), journalRecordsEnd(journalPath()) - 3); // inside the last transaction's payload
     const log = recordingLogger();
     store = await openStore(log.log);

@@ -17,7 +17,9 @@ export interface BackendOptions {
   readonly log: StoreLogger;
   readonly now?: () => number;
   readonly random?: () => number;
-  readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs">>;
+  readonly store?: Partial<
+    Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs" | "acceptLoss">
+  >;
   /** Called after new events are durable (ui.changed pushes). */
   readonly onEvents?: (lastSeq: number) => void;
   readonly onError?: (error: unknown) => void;
@@ -90,6 +92,15 @@ export class Backend implements OperationsContext {
       options.onStoreHealth?.(health);
     });
     await backend.scheduler.start();
+    const loss = store.acceptedLoss;
+    if (loss) {
+      await backend.apply({
+        type: "store.loss_accepted",
+        acknowledgedSeq: loss.acknowledgedSeq,
+        keptSeq: loss.keptSeq,
+        detail: loss.message,
+      });
+    }
     await backend.maintain();
     backend.maintenance = setInterval(() => {
       backend.maintain().catch((e: unknown) => options.log.warn(`maintenance failed: ${String(e)}`));

@@ -61,6 +61,11 @@ const COMMANDS: Record<string, Command> = {
     usage: `orchestrator doctor [${BROWSER_OPTION}] [--extension-id ID]... [--profile-dir DIR] [--json]`,
     run: lazy("runDoctor"),
   },
+  repair: {
+    summary: "open a data directory missing acknowledged transactions, recording the loss",
+    usage: "orchestrator repair --accept-loss [--yes]",
+    run: async (args, ctx) => (await import("../host/repair-command.ts")).runRepairCommand(args, ctx),
+  },
   "native-host": {
     summary: "what the browser launches through native messaging",
     run: hostCommand("runNativeHostCommand"),

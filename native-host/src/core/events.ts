@@ -37,6 +37,7 @@ export const EVENT_TYPES = [
   "continuation.warning",
   "continuation.paused_for_stall",
   "continuation.steering_deduplicated",
+  "store.loss_accepted",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -138,6 +138,15 @@ export type Input =
       readonly executorId?: string;
     }
   // Time
-  | { readonly type: "tick" };
+  | { readonly type: "tick" }
+  // The store opened with transactions missing that it had acknowledged, the operator having accepted the loss
+  | {
+      readonly type: "store.loss_accepted";
+      /** Highest seq acknowledged before the loss (null: unknown). */
+      readonly acknowledgedSeq: number | null;
+      /** Highest seq the files still held. */
+      readonly keptSeq: number;
+      readonly detail: string;
+    };
 
 export type InputType = Input["type"];

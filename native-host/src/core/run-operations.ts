@@ -86,6 +86,21 @@ export function setRunDefaultPolicy(ctx: Ctx, input: Of<"run.set_default_policy"
   });
 }
 
+/**
+ * The store lost acknowledged transactions and the operator opened it anyway: every active run says so in its event
+ * trail, since any of its workers may now be behind what its conversation already did.
+ */
+export function recordStoreLoss(ctx: Ctx, input: Of<"store.loss_accepted">): void {
+  for (const run of Object.values(ctx.base.runs)) {
+    if (run.status !== "active") continue;
+    ctx.emit("store.loss_accepted", run.id, undefined, {
+      acknowledgedSeq: input.acknowledgedSeq,
+      keptSeq: input.keptSeq,
+      detail: input.detail,
+    });
+  }
+}
+
 /** A run ends by itself once every worker has ended: failed if /root failed, completed otherwise. */
 export function completeRunIfDone(ctx: Ctx, runId: string): void {
   const run = ctx.runForUpdate(runId);

@@ -5,7 +5,14 @@ import type { Effect } from "./effects.ts";
 import type { Input } from "./inputs.ts";
 import type { DomainState } from "./model.ts";
 import { ackCommand, changeBinding, commandResult, observeConversation } from "./observations.ts";
-import { createRun, pauseAll, resumeAll, setRunDefaultPolicy, stopRun } from "./run-operations.ts";
+import {
+  createRun,
+  pauseAll,
+  recordStoreLoss,
+  resumeAll,
+  setRunDefaultPolicy,
+  stopRun,
+} from "./run-operations.ts";
 import { nextDeadline, settleAll } from "./settle.ts";
 import * as ops from "./worker-lifecycle.ts";
 import { claimWorktree, releaseWorktree } from "./worktrees.ts";
@@ -54,6 +61,7 @@ const HANDLERS: {
   "command.acked": ackCommand,
   "command.result": commandResult,
   tick: () => undefined,
+  "store.loss_accepted": recordStoreLoss,
 };
 
 export function transition(state: DomainState, input: Input, clock: Clock): TransitionResult {

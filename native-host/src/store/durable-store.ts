@@ -1,11 +1,12 @@
 // DurableStore: sql.js in memory, made durable by a checksummed journal of every write transaction (group-committed,
 // fdatasync'ed before the write resolves) and periodic atomic snapshots. The contract is architecture.md §5.
-import { openSync, closeSync, fsyncSync, ftruncateSync } from "node:fs";
+import { openSync, closeSync, fdatasyncSync, fsyncSync, ftruncateSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { type ArchiveReadOptions, cutUnconfirmed, EventArchive, inspectArchive } from "./archive.ts";
+import { type AckMark, AckMarkWriter, MARK_FILE, readAckMark } from "./ack-mark.ts";
 import { removeStaleTemps, writeFileAtomic } from "./atomic-file.ts";
 import { encodeJournalHeader } from "./file-headers.ts";
 import { frameText } from "./frame-codec.ts";
@@ -13,7 +14,7 @@ import { JournalWriter } from "./journal-writer.ts";
 import { applyMigrations, checkMigrations } from "./migration-runner.ts";
 import { acquireOwnerLock, IPC_SECRET_FILE, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
 import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
-import { inspectDataFiles, replayJournal } from "./recovery.ts";
+import { findLoss, inspectDataFiles, LOSS_REMEDY, replayJournal } from "./recovery.ts";
 import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
 import type { SqlJsStatic } from "sql.js";
 import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
@@ -25,6 +26,7 @@ import type {
   SqlParams,
   StoreFaultPoint,
   StoreHealth,
+  StoreLoss,
   StoreLogger,
   StoreOptions,
   StoreStats,
@@ -96,10 +98,13 @@ export class DurableStore {
     private readonly ioRetryMs: number,
     private engine: SqlEngine,
     private readonly journal: JournalWriter,
+    private readonly mark: AckMarkWriter,
     private readonly archive: EventArchive,
     private lastSeq: number,
     private snapshotSeq: number,
     private snapshotBytes: number,
+    /** The loss the operator accepted at this open (`acceptLoss`), for the caller to record; else undefined. */
+    readonly acceptedLoss: StoreLoss | undefined,
   ) {
     this.nextAutoSnapshotAt = snapshotAfterBytes;
     this.retryDelayMs = ioRetryMs;
@@ -137,6 +142,19 @@ export class DurableStore {
       const sql = await loadSqlJs();
       // Phase 1, read-only: prove the files consistent and rebuild the state in memory.
       const plan = inspectDataFiles(paths.snapshot, paths.journal);
+      // Fewer transactions on disk than were acknowledged (the journal cut short or zeroed, the files deleted): refuse,
+      // unless the operator accepted the loss (`orchestrator repair --accept-loss`).
+      const markPath = join(dir, MARK_FILE);
+      const loss = findLoss(plan, readMarkOrLoss(markPath, plan.lastSeq), lock.generation, {
+        dir,
+        snapshot: paths.snapshot,
+        journal: paths.journal,
+        mark: markPath,
+      });
+      if (loss && !(options.acceptLoss && (await options.acceptLoss(loss)))) {
+        throw new StoreError("STORE_CORRUPT", loss.message, { path: loss.path });
+      }
+      if (loss) log.warn(`opened with an accepted loss: ${loss.message}`);
       engine = SqlEngine.create(sql, plan.snapshot?.body);
       replayJournal(engine, plan, paths.journal);
       const archiveEnd = readArchiveEnd(engine);
@@ -149,6 +167,7 @@ export class DurableStore {
         ARCHIVE_FILE,
         OWNER_FILE,
         IPC_SECRET_FILE,
+        MARK_FILE,
       ]);
       if (removed.length > 0) log.info(`removed temp files left by a crash: ${removed.join(", ")}`);
       const journalState = plan.journal;
@@ -182,6 +201,14 @@ export class DurableStore {
       }
 
       const fd = openSync(paths.journal, "r+", 0o600);
+      // Records a crashed process wrote but never synced are read back as valid: sync them before the mark names them.
+      fdatasyncSync(fd);
+      const mark = await AckMarkWriter.create(
+        markPath,
+        { seq: plan.lastSeq, generation: lock.generation },
+        () => lock.assertOwner(),
+        (message) => log.warn(message),
+      );
       // The journal's callbacks only fire after the first append, by which time `store` is initialised.
       const journal = new JournalWriter({
         path: paths.journal,
@@ -193,7 +220,10 @@ export class DurableStore {
         generation: lock.generation,
         fence: () => lock.assertOwner(),
         fault,
-        onFlushed: () => store.maybeAutoSnapshot(),
+        onFlushed: (durableSeq) => {
+          mark.advance(durableSeq);
+          store.maybeAutoSnapshot();
+        },
         onFailure: (error) => store.fail(error),
         onSuspended: (error) => store.suspend(error),
         warn: (message) => log.warn(message),
@@ -209,10 +239,12 @@ export class DurableStore {
         options.ioRetryMs ?? DEFAULT_IO_RETRY_MS,
         engine,
         journal,
+        mark,
         archive,
         plan.lastSeq,
         plan.snapshotSeq,
         plan.snapshot?.fileBytes ?? 0,
+        loss,
       );
       try {
         await applyMigrations(store, options.migrations, log, dir);
@@ -718,6 +750,8 @@ export class DurableStore {
     this.degraded = undefined;
     this.closeRequested = true;
     await this.journal.close();
+    this.mark.advance(this.journal.durableSeq);
+    await this.mark.close();
     await this.archive.close();
     this.engine.close();
     await this.ownerLock.release();
@@ -785,6 +819,24 @@ class WriteHandle implements WriteTx {
     assertLive(this.live, "write");
     assertReplayable(sql);
     return new StatementText(sql, params);
+  }
+}
+
+/**
+ * The mark, or (when the file is damaged) a loss of unknown extent: the store cannot tell what was acknowledged, so
+ * it opens only with the loss accepted, which writes a fresh mark from the files.
+ */
+function readMarkOrLoss(path: string, keptSeq: number): AckMark | StoreLoss | undefined {
+  try {
+    return readAckMark(path);
+  } catch (error) {
+    if (!isStoreError(error, "STORE_CORRUPT")) throw error;
+    return {
+      acknowledgedSeq: null,
+      keptSeq,
+      path,
+      message: `${error.message}; ${LOSS_REMEDY}`,
+    };
   }
 }
 

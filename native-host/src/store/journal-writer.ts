@@ -77,8 +77,8 @@ export interface JournalWriterOptions {
   /** Owner fencing, run before the journal is replaced. */
   fence: () => void;
   fault: (point: StoreFaultPoint) => void;
-  /** After each durable batch (the store checks the snapshot threshold here). */
-  onFlushed: () => void;
+  /** After each durable batch, with the highest durable seq (the store advances its mark, checks the snapshot size). */
+  onFlushed: (durableSeq: number) => void;
   /** The journal can no longer guarantee durability; the store must fail closed. */
   onFailure: (error: StoreError) => void;
   /**
@@ -428,7 +428,7 @@ export class JournalWriter {
         for (const p of inFlight) p.resolve(p.value);
         inFlight = [];
         this.ensureRoom();
-        this.o.onFlushed();
+        this.o.onFlushed(this._durableSeq);
       }
     } catch (error) {
       // After a failed write or fdatasync the file's state is unknown (the kernel may have dropped the pages):

@@ -5,7 +5,9 @@ import { decodeJournalHeader, JOURNAL_HEADER_BYTES, type JournalHeader } from ".
 import { FRAME_HEADER_BYTES, scanFrames } from "./frame-codec.ts";
 import { decodeTxRecord, type DecodedRecord, TX_PAYLOAD_PREFIX } from "./record-codec.ts";
 import { readSnapshotFile, type LoadedSnapshot } from "./snapshot-file.ts";
+import type { AckMark } from "./ack-mark.ts";
 import type { SqlEngine } from "./sql-engine.ts";
+import type { StoreLoss } from "./store-types.ts";
 import { StoreError, describeError } from "./store-error.ts";
 
 export interface JournalState {
@@ -57,6 +59,53 @@ export function inspectDataFiles(
   }
   const last = journal?.records.at(-1)?.seq ?? 0;
   return { snapshot, journal, snapshotSeq, lastSeq: Math.max(snapshotSeq, last) };
+}
+
+export const LOSS_REMEDY =
+  "restore the data directory from a backup, or run `orchestrator repair --accept-loss` to open it without them " +
+  "(the loss is recorded as an event)";
+
+/**
+ * Whether the files hold fewer transactions than were acknowledged: the mark (store.mark) names a higher seq than the
+ * snapshot and journal reach, or the directory was clearly used (owner generation past 1) while the store files and
+ * the mark are all gone, or the mark itself is damaged. A torn tail is not a loss: the mark only ever names records that were durable.
+ */
+export function findLoss(
+  plan: RecoveryPlan,
+  mark: AckMark | StoreLoss | undefined,
+  generation: number,
+  paths: { dir: string; snapshot: string; journal: string; mark: string },
+): StoreLoss | undefined {
+  const kept = plan.lastSeq;
+  if (mark && "message" in mark) return mark; // a damaged mark: the loss is already described
+  if (mark && mark.seq > kept) {
+    const where =
+      !plan.snapshot && !plan.journal
+        ? `${paths.snapshot} and ${paths.journal} are missing`
+        : `${paths.journal} holds transactions up to ${kept}` +
+          (plan.snapshot ? ` (its snapshot up to ${plan.snapshotSeq})` : "");
+    return {
+      acknowledgedSeq: mark.seq,
+      keptSeq: kept,
+      path: plan.journal ? paths.journal : paths.dir,
+      message:
+        `${where}, but ${paths.mark} says transactions up to ${mark.seq} were acknowledged: ` +
+        `${mark.seq - kept} acknowledged transaction(s) (${kept + 1}..${mark.seq}) are missing, so the store refuses ` +
+        `to open rather than lose them silently; ${LOSS_REMEDY}`,
+    };
+  }
+  if (!mark && !plan.snapshot && !plan.journal && generation > 1) {
+    return {
+      acknowledgedSeq: null,
+      keptSeq: 0,
+      path: paths.dir,
+      message:
+        `${paths.dir} was used before (opened ${generation - 1} time(s), see owner.json) but ${paths.snapshot}, ` +
+        `${paths.journal} and ${paths.mark} are all missing: everything it held is gone, so the store refuses to ` +
+        `start empty; ${LOSS_REMEDY}`,
+    };
+  }
+  return undefined;
 }
 
 /** Applies every journalled transaction the snapshot does not hold, in one SQL transaction (much faster than one each). */

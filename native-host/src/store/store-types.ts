@@ -56,6 +56,11 @@ export interface StoreOptions {
    */
   ioRetryMs?: number;
   /**
+   * Called when the files hold fewer transactions than the store had acknowledged (see StoreLoss); resolving true opens
+   * the store anyway (`orchestrator repair --accept-loss`). Without it such a directory is refused with STORE_CORRUPT.
+   */
+  acceptLoss?: (loss: StoreLoss) => boolean | Promise<boolean>;
+  /**
    * Test-only: called at the named points so a crash test can SIGKILL the process exactly there, or throw an
    * operating-system error (e.g. `code: "ENOSPC"`) to stand for the disk refusing that step.
    */
@@ -78,6 +83,18 @@ export type StoreHealth =
       /** When the store tries the disk again. */
       readonly nextRetryAt: number;
     };
+
+/** Transactions that were acknowledged but are no longer in the store's files. */
+export interface StoreLoss {
+  /** The highest seq store.mark says was acknowledged (null: unknown, the mark is gone with the files). */
+  readonly acknowledgedSeq: number | null;
+  /** The highest seq the files still hold. */
+  readonly keptSeq: number;
+  /** What is missing and what to do, naming the files. */
+  readonly message: string;
+  /** The file at fault. */
+  readonly path: string;
+}
 
 export interface StoreStats {
   /** Bytes of store.journal up to the end of its records, header included (the preallocated zeros after them not). */

@@ -1,0 +1,163 @@
+// store.mark: how far the store has acknowledged (the highest durable transaction seq), kept apart from the journal,
+// so that a journal cut short or zeroed, or store files deleted, are refused at open instead of losing work silently.
+import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import { crc32 } from "node:zlib";
+import { writeFileAtomic } from "./atomic-file.ts";
+import { StoreError, describeError } from "./store-error.ts";
+
+export const MARK_FILE = "store.mark";
+
+const MAGIC = Buffer.from("CORCMARK", "latin1");
+const VERSION = 1;
+const SLOT_BYTES = 32;
+/**
+ * Two slots in different sectors, written in turn: a write torn by a power cut damages at most the one being written,
+ * and the other still holds the previous mark.
+ */
+const SLOT_OFFSETS = [0, 512] as const;
+const FILE_BYTES = 1024;
+/**
+ * The mark goes to the page cache after every batch and is synced in the background at most this often, from the
+ * batch path itself (no timer: an idle store wakes nobody; the kernel writes the page back on its own anyway).
+ */
+const SYNC_EVERY_MS = 1_000;
+
+export interface AckMark {
+  /** Every transaction with seq <= this was acknowledged to a caller. */
+  readonly seq: number;
+  readonly generation: number;
+}
+
+function encodeSlot(mark: AckMark): Buffer {
+  const slot = Buffer.alloc(SLOT_BYTES);
+  MAGIC.copy(slot, 0);
+  slot.writeUInt32LE(VERSION, 8);
+  slot.writeUInt32LE(mark.generation >>> 0, 12);
+  slot.writeBigUInt64LE(BigInt(mark.seq), 16);
+  slot.writeUInt32LE(crc32(slot.subarray(0, 24)), 24);
+  return slot;
+}
+
+function decodeSlot(file: Buffer, offset: number): AckMark | undefined {
+  const slot = file.subarray(offset, offset + SLOT_BYTES);
+  if (slot.length < SLOT_BYTES || !slot.subarray(0, 8).equals(MAGIC)) return undefined;
+  if (slot.readUInt32LE(24) !== crc32(slot.subarray(0, 24))) return undefined;
+  if (slot.readUInt32LE(8) > VERSION) return undefined;
+  return { seq: Number(slot.readBigUInt64LE(16)), generation: slot.readUInt32LE(12) };
+}
+
+/**
+ * The acknowledged mark, or undefined when there is no mark file (a directory from before marks, or a new one).
+ * Throws STORE_CORRUPT when the file exists but neither slot holds a valid mark.
+ */
+export function readAckMark(path: string): AckMark | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const marks = SLOT_OFFSETS.map((o) => decodeSlot(file, o)).filter((m) => m !== undefined);
+  if (marks.length === 0) {
+    throw new StoreError(
+      "STORE_CORRUPT",
+      `${path} holds no valid acknowledged mark, so the store cannot tell whether transactions are missing`,
+      { path },
+    );
+  }
+  return marks.reduce((a, b) => (b.seq > a.seq ? b : a));
+}
+
+/**
+ * Keeps store.mark at the durable seq. Written after each durable batch with one 32-byte write into the page cache
+ * (a few microseconds; no fdatasync on the commit path) and synced in the background at most once a second: the mark
+ * is only ever written after the journal records it names are durable, so whatever version of it survives a crash or a
+ * power cut is never ahead of the journal, only possibly behind it (which weakens detection, never causes a refusal).
+ */
+export class AckMarkWriter {
+  private written: number;
+  private nextSlot = 0;
+  private dirty = false;
+  private lastSyncAt = 0;
+  /** The background fdatasync in flight: close() waits for it, so the descriptor is never closed under it. */
+  private syncing: Promise<void> | undefined;
+  private warned: string | undefined;
+
+  private constructor(
+    private readonly path: string,
+    private readonly fd: number,
+    private readonly generation: number,
+    seq: number,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.written = seq;
+  }
+
+  /** Writes a fresh mark file holding `seq` in both slots (atomically, synced), then opens it for updates. */
+  static async create(
+    path: string,
+    mark: AckMark,
+    fence: () => void,
+    warn: (message: string) => void,
+  ): Promise<AckMarkWriter> {
+    const file = Buffer.alloc(FILE_BYTES);
+    for (const offset of SLOT_OFFSETS) encodeSlot(mark).copy(file, offset);
+    await writeFileAtomic(path, [file], fence);
+    return new AckMarkWriter(path, openSync(path, "r+", 0o600), mark.generation, mark.seq, warn);
+  }
+
+  get seq(): number {
+    return this.written;
+  }
+
+  /** Every transaction up to `seq` is durable now. */
+  advance(seq: number): void {
+    if (seq <= this.written) return;
+    try {
+      const slot = encodeSlot({ seq, generation: this.generation });
+      writeSync(this.fd, slot, 0, SLOT_BYTES, SLOT_OFFSETS[this.nextSlot]);
+      this.nextSlot = 1 - this.nextSlot;
+      this.written = seq;
+      this.dirty = true;
+      if (Date.now() - this.lastSyncAt >= SYNC_EVERY_MS) this.syncInBackground();
+    } catch (error) {
+      // The journal holds the data; a mark that lags only makes damage harder to detect. Say so once per cause.
+      this.reportOnce(`updating ${this.path} failed (${describeError(error)}); it lags behind the journal`);
+    }
+  }
+
+  /** Makes the latest mark durable and closes the file. */
+  async close(): Promise<void> {
+    await this.syncing;
+    try {
+      if (this.dirty) fdatasyncSync(this.fd);
+    } catch (error) {
+      this.reportOnce(`syncing ${this.path} failed (${describeError(error)})`);
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  private syncInBackground(): void {
+    if (!this.dirty || this.syncing) return;
+    this.dirty = false;
+    this.lastSyncAt = Date.now();
+    this.syncing = new Promise<void>((resolve) =>
+      fdatasync(this.fd, (error) => {
+        this.syncing = undefined;
+        if (error) {
+          this.dirty = true;
+          this.reportOnce(`syncing ${this.path} failed (${error.message})`);
+        }
+        resolve();
+      }),
+    );
+  }
+
+  private reportOnce(message: string): void {
+    if (message === this.warned) return;
+    this.warned = message;
+    this.warn(message);
+  }
+}
