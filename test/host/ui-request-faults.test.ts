@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FrameDecoder } from "../../native-host/src/bridge/native-framing.ts";
 import { ownerOptionsFromEnv } from "../../native-host/src/host/host-entry.ts";
 import { type OwnerHandle, startOwner } from "../../native-host/src/host/owner.ts";
-import type { HostMessage } from "../../shared/native-messages.ts";
+import { type HostMessage, PROTOCOL_VERSION } from "../../shared/native-messages.ts";
 import { failingDisk, makeTempDir, recordingLogger, removeDir } from "../store/helpers.ts";
 import { waitFor } from "../wait-for.ts";
 
@@ -81,6 +81,61 @@ describe("ui.request while the disk refuses data", () => {
     expect(await answer("r4")).toMatchObject({ ok: true });
     session.inject({ kind: "ui.request", requestId: "r5", op: "ui_summary", params: {} });
     expect(await answer("r5")).toMatchObject({ ok: true, result: { storage: { writable: true } } });
+    input.end();
+  });
+
+  it("keeps an executor's report the disk refused and applies it once writes resume", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const decoder = new FrameDecoder();
+    const received: HostMessage[] = [];
+    output.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk))
+        if (frame.kind === "message") received.push(frame.value as HostMessage);
+    });
+    const session = owner.serveStream(input, output, "test");
+    const answer = (requestId: string) =>
+      waitFor(
+        () => received.find((m) => m.kind === "ui.response" && m.requestId === requestId),
+        `the answer to ${requestId}`,
+        5_000,
+        5,
+      ) as Promise<{ ok: boolean; result?: Record<string, { id: string }> }>;
+    session.inject({
+      kind: "hello",
+      protocolVersion: PROTOCOL_VERSION,
+      executorId: "exec-1",
+      browser: "test",
+      extensionVersion: "0.0.0",
+      bindings: [],
+      journal: [],
+    });
+    session.inject({ kind: "ui.request", requestId: "r1", op: "run_create", params: { name: "run" } });
+    const runId = (await answer("r1")).result!.run!.id;
+    session.inject({
+      kind: "ui.request",
+      requestId: "r2",
+      op: "worker_spawn",
+      params: { runId, path: "/root", objective: "o" },
+    });
+    const workerId = (await answer("r2")).result!.worker!.id;
+    const binding = () => owner.backend.state.workers[workerId]!.conversation.binding;
+    expect(binding()).not.toBe("bound");
+
+    disk.failFromNow("ENOSPC");
+    // Refused by the store: the executor will not say it again, so the host must keep it.
+    session.inject({ kind: "binding", workerId, binding: "bound", url: "https://chatgpt.com/c/abc-123" });
+    await waitFor(
+      () => logger.warnings.some((w) => w.includes("the store refused an executor report (binding.changed)")),
+      "the refusal",
+      5_000,
+      5,
+    );
+    expect(binding()).not.toBe("bound");
+
+    disk.heal();
+    await waitFor(() => binding() === "bound", "the held-back report to be applied", 5_000, 5);
+    expect(owner.backend.state.workers[workerId]!.conversation.url).toBe("https://chatgpt.com/c/abc-123");
     input.end();
   });
 });
