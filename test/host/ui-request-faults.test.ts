@@ -32,24 +32,30 @@ afterEach(async () => {
   removeDir(dir);
 });
 
+/** A session on the owner over real framing: inject frames, wait for the answer to a ui.request. */
+function connect() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const decoder = new FrameDecoder();
+  const received: HostMessage[] = [];
+  output.on("data", (chunk: Buffer) => {
+    for (const frame of decoder.push(chunk))
+      if (frame.kind === "message") received.push(frame.value as HostMessage);
+  });
+  const session = owner.serveStream(input, output, "test");
+  const answer = (requestId: string) =>
+    waitFor(
+      () => received.find((m) => m.kind === "ui.response" && m.requestId === requestId),
+      `the answer to ${requestId}`,
+      5_000,
+      5,
+    );
+  return { input, session, answer };
+}
+
 describe("ui.request while the disk refuses data", () => {
   it("answers a write with STORE_IO, reads with the state on disk and the problem, then writes again", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const decoder = new FrameDecoder();
-    const received: HostMessage[] = [];
-    output.on("data", (chunk: Buffer) => {
-      for (const frame of decoder.push(chunk))
-        if (frame.kind === "message") received.push(frame.value as HostMessage);
-    });
-    const session = owner.serveStream(input, output, "test");
-    const answer = (requestId: string) =>
-      waitFor(
-        () => received.find((m) => m.kind === "ui.response" && m.requestId === requestId),
-        `the answer to ${requestId}`,
-        5_000,
-        5,
-      );
+    const { input, session, answer } = connect();
 
     session.inject({ kind: "ui.request", requestId: "r1", op: "run_create", params: { name: "ok" } });
     expect(await answer("r1")).toMatchObject({ ok: true });
@@ -85,22 +91,9 @@ describe("ui.request while the disk refuses data", () => {
   });
 
   it("keeps an executor's report the disk refused and applies it once writes resume", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const decoder = new FrameDecoder();
-    const received: HostMessage[] = [];
-    output.on("data", (chunk: Buffer) => {
-      for (const frame of decoder.push(chunk))
-        if (frame.kind === "message") received.push(frame.value as HostMessage);
-    });
-    const session = owner.serveStream(input, output, "test");
+    const { input, session, answer: raw } = connect();
     const answer = (requestId: string) =>
-      waitFor(
-        () => received.find((m) => m.kind === "ui.response" && m.requestId === requestId),
-        `the answer to ${requestId}`,
-        5_000,
-        5,
-      ) as Promise<{ ok: boolean; result?: Record<string, { id: string }> }>;
+      raw(requestId) as Promise<{ ok: boolean; result?: Record<string, { id: string }> }>;
     session.inject({
       kind: "hello",
       protocolVersion: PROTOCOL_VERSION,

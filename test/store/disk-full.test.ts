@@ -34,6 +34,19 @@ afterEach(() => {
   removeDir(dir);
 });
 
+/** A store on a disk that fails on demand and is not retried during the test. */
+async function openOnFailingDisk() {
+  const disk = failingDisk();
+  const store = await DurableStore.open({
+    dir,
+    migrations: MIGRATIONS,
+    log: recordingLogger().log,
+    faultHook: disk.faultHook,
+    ioRetryMs: 60_000,
+  });
+  return { disk, store };
+}
+
 describe("a disk that refuses a batch (injected at the file layer)", () => {
   for (const code of ["ENOSPC", "EIO"] as const) {
     it(`${code}: rolls memory back to the disk, refuses writes with STORE_IO, keeps reads, resumes by itself`, async () => {
@@ -109,14 +122,7 @@ describe("a disk that refuses a batch (injected at the file layer)", () => {
   }
 
   it("a store closed while the disk refuses data reopens with exactly the acknowledged transactions", async () => {
-    const disk = failingDisk();
-    const store = await DurableStore.open({
-      dir,
-      migrations: MIGRATIONS,
-      log: recordingLogger().log,
-      faultHook: disk.faultHook,
-      ioRetryMs: 60_000,
-    });
+    const { disk, store } = await openOnFailingDisk();
     await add(store, 1);
     disk.failFromNow("EIO");
     await expect(add(store, 2)).rejects.toMatchObject({ code: "STORE_IO" });
@@ -128,14 +134,7 @@ describe("a disk that refuses a batch (injected at the file layer)", () => {
   });
 
   it("a snapshot never writes an image holding transactions whose batch then failed", async () => {
-    const disk = failingDisk();
-    const store = await DurableStore.open({
-      dir,
-      migrations: MIGRATIONS,
-      log: recordingLogger().log,
-      faultHook: disk.faultHook,
-      ioRetryMs: 60_000,
-    });
+    const { disk, store } = await openOnFailingDisk();
     await add(store, 1);
     disk.failFromNow("EIO");
     const lost = add(store, 2);

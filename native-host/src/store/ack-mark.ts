@@ -1,9 +1,10 @@
 // store.mark: how far the store has acknowledged (the highest durable transaction seq), kept apart from the journal,
 // so that a journal cut short or zeroed, or store files deleted, are refused at open instead of losing work silently.
-import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { StoreError, describeError } from "./store-error.ts";
+import { readIfPresent } from "./read-if-present.ts";
 
 export const MARK_FILE = "store.mark";
 
@@ -51,13 +52,8 @@ function decodeSlot(file: Buffer, offset: number): AckMark | undefined {
  * Throws STORE_CORRUPT when the file exists but neither slot holds a valid mark.
  */
 export function readAckMark(path: string): AckMark | undefined {
-  let file: Buffer;
-  try {
-    file = readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const file = readIfPresent(path);
+  if (file === undefined) return undefined;
   const marks = SLOT_OFFSETS.map((o) => decodeSlot(file, o)).filter((m) => m !== undefined);
   if (marks.length === 0) {
     throw new StoreError(
@@ -105,6 +101,24 @@ export class AckMarkWriter {
     for (const offset of SLOT_OFFSETS) encodeSlot(mark).copy(file, offset);
     await writeFileAtomic(path, [file], fence);
     return new AckMarkWriter(path, openSync(path, "r+", 0o600), mark.generation, mark.seq, warn);
+  }
+
+  /**
+   * Opens an existing, valid mark file for updates and brings it up to `seq` (a mark that trails the files, e.g. after
+   * a power cut, is moved forward and synced). Writing in place spares every open a new file, rename and directory sync.
+   */
+  static open(path: string, current: AckMark, seq: number, warn: (message: string) => void): AckMarkWriter {
+    const writer = new AckMarkWriter(
+      path,
+      openSync(path, "r+", 0o600),
+      current.generation,
+      current.seq,
+      warn,
+    );
+    writer.advance(seq);
+    if (writer.dirty) fdatasyncSync(writer.fd);
+    writer.dirty = false;
+    return writer;
   }
 
   get seq(): number {

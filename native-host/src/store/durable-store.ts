@@ -145,7 +145,9 @@ export class DurableStore {
       // Fewer transactions on disk than were acknowledged (the journal cut short or zeroed, the files deleted): refuse,
       // unless the operator accepted the loss (`orchestrator repair --accept-loss`).
       const markPath = join(dir, MARK_FILE);
-      const loss = findLoss(plan, readMarkOrLoss(markPath, plan.lastSeq), lock.generation, {
+      const markOrLoss = readMarkOrLoss(markPath, plan.lastSeq);
+      const existingMark = markOrLoss && "seq" in markOrLoss ? markOrLoss : undefined;
+      const loss = findLoss(plan, markOrLoss, lock.generation, {
         dir,
         snapshot: paths.snapshot,
         journal: paths.journal,
@@ -203,12 +205,17 @@ export class DurableStore {
       const fd = openSync(paths.journal, "r+", 0o600);
       // Records a crashed process wrote but never synced are read back as valid: sync them before the mark names them.
       fdatasyncSync(fd);
-      const mark = await AckMarkWriter.create(
-        markPath,
-        { seq: plan.lastSeq, generation: lock.generation },
-        () => lock.assertOwner(),
-        (message) => log.warn(message),
-      );
+      const markWarn = (message: string) => log.warn(message);
+      // A new file when there is none, or it named more than the files hold (a loss just accepted) or was damaged.
+      const mark =
+        existingMark && !loss
+          ? AckMarkWriter.open(markPath, existingMark, plan.lastSeq, markWarn)
+          : await AckMarkWriter.create(
+              markPath,
+              { seq: plan.lastSeq, generation: lock.generation },
+              () => lock.assertOwner(),
+              markWarn,
+            );
       // The journal's callbacks only fire after the first append, by which time `store` is initialised.
       const journal = new JournalWriter({
         path: paths.journal,

@@ -1,6 +1,5 @@
 // Startup recovery, read-only until it has proven the files consistent: verify the snapshot, scan the journal
 // (a torn tail is noted for cutting, damage anywhere else is refused), then replay the records the snapshot lacks.
-import { readFileSync } from "node:fs";
 import { decodeJournalHeader, JOURNAL_HEADER_BYTES, type JournalHeader } from "./file-headers.ts";
 import { FRAME_HEADER_BYTES, scanFrames } from "./frame-codec.ts";
 import { decodeTxRecord, type DecodedRecord, TX_PAYLOAD_PREFIX } from "./record-codec.ts";
@@ -9,6 +8,7 @@ import type { AckMark } from "./ack-mark.ts";
 import type { SqlEngine } from "./sql-engine.ts";
 import type { StoreLoss } from "./store-types.ts";
 import { StoreError, describeError } from "./store-error.ts";
+import { readIfPresent } from "./read-if-present.ts";
 
 export interface JournalState {
   header: JournalHeader;
@@ -147,13 +147,8 @@ export function replayJournal(engine: SqlEngine, plan: RecoveryPlan, journalPath
 
 /** `end`: read only this far (a running store rolling back: bytes after its durable records are not its). */
 function readJournal(path: string, end?: number): JournalState | undefined {
-  let file: Buffer;
-  try {
-    file = readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  let file = readIfPresent(path);
+  if (file === undefined) return undefined;
   if (end !== undefined) file = file.subarray(0, end);
   const header = decodeJournalHeader(file, path);
   const scan = scanFrames(file, JOURNAL_HEADER_BYTES, TX_PAYLOAD_PREFIX, { zeroFilledTail: true });

@@ -1,6 +1,5 @@
 // The snapshot file: a checksummed header plus the sql.js database image, deflated. Written atomically (temp, fsync,
 // fence, rename, fsync directory); read back only if header and body checksums both hold.
-import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { constants, crc32, deflateRaw, inflateRawSync } from "node:zlib";
@@ -13,6 +12,7 @@ import {
 } from "./file-headers.ts";
 import { StoreError } from "./store-error.ts";
 import type { StoreFaultPoint } from "./store-types.ts";
+import { readIfPresent } from "./read-if-present.ts";
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -28,13 +28,8 @@ export interface LoadedSnapshot {
 
 /** Reads and verifies a snapshot; undefined if the file does not exist. Throws STORE_CORRUPT naming the file. */
 export function readSnapshotFile(path: string): LoadedSnapshot | undefined {
-  let file: Buffer;
-  try {
-    file = readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const file = readIfPresent(path);
+  if (file === undefined) return undefined;
   const header = decodeSnapshotHeader(file, path);
   const actual = file.length - SNAPSHOT_HEADER_BYTES;
   if (actual !== header.bodyLength) {
