@@ -160,7 +160,7 @@ describe("DurableStore with damaged files", () => {
   it("cuts a last record whose checksum fails, keeping the ones before it", async () => {
     await populate(20, false);
     // The crash came before the 20th transaction was acknowledged: the mark names 19, as it would have.
-    await (
+    (
       await AckMarkWriter.create(
         join(dir, MARK_FILE),
         { seq: 19, generation: 1 },

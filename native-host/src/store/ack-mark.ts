@@ -1,6 +1,6 @@
 // store.mark: how far the store has acknowledged (the highest durable transaction seq), kept apart from the journal,
 // so that a journal cut short or zeroed, or store files deleted, are refused at open instead of losing work silently.
-import { closeSync, fdatasync, fdatasyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { StoreError, describeError } from "./store-error.ts";
@@ -17,11 +17,6 @@ const SLOT_BYTES = 32;
  */
 const SLOT_OFFSETS = [0, 512] as const;
 const FILE_BYTES = 1024;
-/**
- * The mark goes to the page cache after every batch and is synced in the background at most this often, from the
- * batch path itself (no timer: an idle store wakes nobody; the kernel writes the page back on its own anyway).
- */
-const SYNC_EVERY_MS = 1_000;
 
 export interface AckMark {
   /** Every transaction with seq <= this was acknowledged to a caller. */
@@ -67,17 +62,26 @@ export function readAckMark(path: string): AckMark | undefined {
 
 /**
  * Keeps store.mark at the durable seq. Written after each durable batch with one 32-byte write into the page cache
- * (a few microseconds; no fdatasync on the commit path) and synced in the background at most once a second: the mark
- * is only ever written after the journal records it names are durable, so whatever version of it survives a crash or a
- * power cut is never ahead of the journal, only possibly behind it (which weakens detection, never causes a refusal).
+ * (a few microseconds) and synced only at open and close: a background fdatasync of its own, even once a second, made
+ * the journal's next blocking fdatasync wait behind it and doubled the batches pushed onto the thread pool
+ * (`npm run bench:store`). The kernel writes the page back by itself within seconds. The mark is only ever written
+ * after the journal records it names are durable, so whatever version of it survives a crash or a power cut is never
+ * ahead of the journal, only possibly behind it after a power cut (which weakens detection, never causes a refusal).
  */
+/**
+ * Writes to the mark at most this often: each write dirties the file's inode (its mtime), and doing that after every
+ * batch pushed about twice as many journal fdatasyncs onto the thread pool (`npm run bench:store`). The mark thus
+ * trails the journal by at most this long while commits go on.
+ */
+const WRITE_EVERY_MS = 100;
+
 export class AckMarkWriter {
   private written: number;
   private nextSlot = 0;
   private dirty = false;
-  private lastSyncAt = 0;
-  /** The background fdatasync in flight: close() waits for it, so the descriptor is never closed under it. */
-  private syncing: Promise<void> | undefined;
+  /** The durable seq last reported, written at the next chance (at most every WRITE_EVERY_MS, and at close). */
+  private pending = 0;
+  private lastWriteAt = 0;
   private warned: string | undefined;
 
   private constructor(
@@ -128,13 +132,22 @@ export class AckMarkWriter {
   /** Every transaction up to `seq` is durable now. */
   advance(seq: number): void {
     if (seq <= this.written) return;
+    this.pending = seq;
+    const now = Date.now();
+    if (now - this.lastWriteAt < WRITE_EVERY_MS) return;
+    this.lastWriteAt = now;
+    this.writePending();
+  }
+
+  private writePending(): void {
+    const seq = this.pending;
+    if (seq <= this.written) return;
     try {
       const slot = encodeSlot({ seq, generation: this.generation });
       writeSync(this.fd, slot, 0, SLOT_BYTES, SLOT_OFFSETS[this.nextSlot]);
       this.nextSlot = 1 - this.nextSlot;
       this.written = seq;
       this.dirty = true;
-      if (Date.now() - this.lastSyncAt >= SYNC_EVERY_MS) this.syncInBackground();
     } catch (error) {
       // The journal holds the data; a mark that lags only makes damage harder to detect. Say so once per cause.
       this.reportOnce(`updating ${this.path} failed (${describeError(error)}); it lags behind the journal`);
@@ -142,31 +155,15 @@ export class AckMarkWriter {
   }
 
   /** Makes the latest mark durable and closes the file. */
-  async close(): Promise<void> {
-    await this.syncing;
+  close(): void {
     try {
+      this.writePending();
       if (this.dirty) fdatasyncSync(this.fd);
     } catch (error) {
       this.reportOnce(`syncing ${this.path} failed (${describeError(error)})`);
     } finally {
       closeSync(this.fd);
     }
-  }
-
-  private syncInBackground(): void {
-    if (!this.dirty || this.syncing) return;
-    this.dirty = false;
-    this.lastSyncAt = Date.now();
-    this.syncing = new Promise<void>((resolve) =>
-      fdatasync(this.fd, (error) => {
-        this.syncing = undefined;
-        if (error) {
-          this.dirty = true;
-          this.reportOnce(`syncing ${this.path} failed (${error.message})`);
-        }
-        resolve();
-      }),
-    );
   }
 
   private reportOnce(message: string): void {

@@ -758,7 +758,7 @@ export class DurableStore {
     this.closeRequested = true;
     await this.journal.close();
     this.mark.advance(this.journal.durableSeq);
-    await this.mark.close();
+    this.mark.close();
     await this.archive.close();
     this.engine.close();
     await this.ownerLock.release();
