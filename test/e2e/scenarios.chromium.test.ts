@@ -221,8 +221,12 @@ describe("scenarios (spec 26.4) in Chromium", { timeout: 120_000 }, () => {
     ]);
     for (const w of workers) {
       // Read once the final turn is over: a worker that has reported complete may still be streaming that turn, and
-      // its attempt ends (completed) with the idle the host observes.
-      const out = await e2e.waitWorker(w.id, `${w.path} idle`, (x) => x.worker.conversation.state === "idle");
+      // its attempt ends (completed) with the idle the host observes. The conversation alone is not enough: a turn
+      // just submitted still shows the idle of the turn before it until its generation is observed.
+      const over = (x: WorkerOut) =>
+        x.worker.conversation.state === "idle" &&
+        x.attempts.every((a) => a.submittedAt === null || !["submitted", "generating"].includes(a.state));
+      const out = await e2e.waitWorker(w.id, `${w.path} idle after its last turn`, over);
       // An attempt a lane's report scheduled for after the final turn is cancelled unsent when the worker completes.
       const last = out.attempts.findLastIndex((a) => a.submittedAt !== null);
       expect(out.attempts[last]?.state).toBe("completed");
