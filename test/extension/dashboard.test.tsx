@@ -212,3 +212,27 @@ describe("dashboard actions", () => {
     await until(() => byTestId(root, "state")[0]?.textContent?.includes("Paused") === true, "updated");
   });
 });
+
+describe("dashboard while the host cannot save changes", () => {
+  it("shows the host's reason above the runs, accessibly, and drops it once saving works again", async () => {
+    const bg = new ScriptedBackground();
+    let storage: Record<string, unknown> = {
+      writable: false,
+      code: "STORE_IO",
+      message: "writing /data/store.journal failed: an I/O error on the device holding /data (EIO)",
+      path: "/data/store.journal",
+      since: NOW - 5_000,
+      nextRetryAt: NOW + 9_000,
+    };
+    bg.answer("ui_summary", () => ({ runs: [run()], workers: [], eventSeq: 1, storage }));
+    const { root } = dashboard([worker("Working")], bg);
+    await until(() => byTestId(root, "storage-banner").length === 1, "the storage banner");
+    const banner = byTestId(root, "storage-banner")[0]!;
+    expect(banner.textContent).toContain("an I/O error on the device holding /data");
+    expect(banner.textContent).toContain("within 9 s");
+    await expectAccessible(root);
+    storage = { writable: true };
+    bg.changed(2);
+    await until(() => byTestId(root, "storage-banner").length === 0, "the banner to go");
+  });
+});
