@@ -289,11 +289,6 @@ export class JournalWriter {
     if (rotation) void withTempRemoved(rotation.temp, error).then(rotation.reject);
   }
 
-  /** Whether appends are refused after a failed batch (until resume() succeeds). */
-  get suspended(): StoreError | null {
-    return this.suspension;
-  }
-
   /**
    * Rejects the failed batch and everything queued behind it, cuts the file back to the last durable record (a
    * partly written record must not be replayed at the next open: its callers were told it failed) and hands the
@@ -339,13 +334,9 @@ export class JournalWriter {
     if (this.failure) return this.failure;
     if (!this.suspension) return null;
     await this.extending;
+    // Bytes past the records that may hold a failed batch are cut first: never append after them.
+    if (!this.tailCut && !(this.tailCut = this.cutFailedTail())) return this.suspension;
     try {
-      if (!this.tailCut) {
-        ftruncateSync(this.fd, this._bytes);
-        fdatasyncSync(this.fd);
-        this.allocated = this._bytes;
-        this.tailCut = true;
-      }
       this.o.fault("journal-probe");
       const zeros = Buffer.alloc(probeBytes);
       const fd = this.fd;
@@ -360,12 +351,7 @@ export class JournalWriter {
       this.allocated = Math.max(this.allocated, this._bytes + probeBytes);
     } catch (error) {
       // Still refused: drop what the probe may have added (zeros are harmless, but keep the file as it was).
-      try {
-        ftruncateSync(this.fd, this._bytes);
-        this.allocated = this._bytes;
-      } catch {
-        this.tailCut = false; // the file may hold probe bytes past the records: cut them before the next attempt
-      }
+      this.tailCut = this.cutFailedTail();
       this.suspension = diskWriteError(this.o.path, dirname(this.o.path), error);
       return this.suspension;
     }
