@@ -78,7 +78,7 @@ function rawPeer(address: string, first: unknown[]): Peer {
   return peer;
 }
 
-describe("the owner's IPC socket (issue 22)", () => {
+describe("the owner's IPC socket", () => {
   const homes: string[] = [];
   const exts: ScriptedExtension[] = [];
   afterEach(async () => {

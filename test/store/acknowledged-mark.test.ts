@@ -1,4 +1,4 @@
-// The acknowledged mark (issue 22 §4): a directory whose files hold fewer transactions than the store acknowledged (a
+// The acknowledged mark (docs/store.md): a directory whose files hold fewer transactions than the store acknowledged (a
 // journal cut to its header or zeroed part-way, the store files deleted) is refused with STORE_CORRUPT naming what is
 // missing, leaving every file as it was; accepting the loss opens it and reports what was lost.
 import { createHash } from "node:crypto";

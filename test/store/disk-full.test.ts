@@ -1,6 +1,7 @@
-// The store when the disk refuses data (issue 22 §2): an injected ENOSPC/EIO at the file layer and a real full tmpfs.
-// A refused batch leaves memory equal to the disk, later writes are refused with STORE_IO naming path and cause, reads
-// go on, and writes resume by themselves once the disk takes data again; a reopen finds exactly what was acknowledged.
+// The store when the disk refuses data (docs/store.md): an injected ENOSPC/EIO at the file layer and a real full
+// tmpfs. A refused batch leaves memory equal to the disk, later writes are refused with STORE_IO naming path and cause,
+// reads go on, and writes resume by themselves once the disk takes data again; a reopen finds exactly what was
+// acknowledged.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

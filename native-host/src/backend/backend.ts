@@ -38,6 +38,11 @@ class SwitchableSink implements CommandSink {
   }
 }
 
+/** Where the scheduler's failures go: the caller's handler, else a warning in the log. */
+function schedulerErrors(options: BackendOptions): (error: unknown) => void {
+  return options.onError ?? ((e) => options.log.warn(`scheduler: ${String(e)}`));
+}
+
 /** A finished run's events stay live this long, so agents waiting on them still read them. */
 export const ARCHIVE_AFTER_MS = 60 * 60_000;
 const MAINTENANCE_EVERY_MS = 10 * 60_000;
@@ -66,7 +71,7 @@ export class Backend implements OperationsContext {
         this.waiters.notify(seq);
         options.onEvents?.(seq);
       },
-      onError: options.onError ?? ((e) => options.log.warn(`scheduler: ${String(e)}`)),
+      onError: schedulerErrors(options),
     });
   }
 
@@ -81,9 +86,7 @@ export class Backend implements OperationsContext {
     const backend = new Backend(store, repo, options);
     store.onHealth((health) => {
       if (health.writable) {
-        backend.scheduler
-          .start()
-          .catch(options.onError ?? ((e) => options.log.warn(`scheduler: ${String(e)}`)));
+        backend.scheduler.start().catch(schedulerErrors(options));
       } else {
         // The store rolled back what the disk refused: forget it here too, and wait for writes to come back.
         repo.reload();

@@ -22,7 +22,9 @@ export async function runRepairCommand(args: readonly string[], ctx: CliContext)
   }
   const { dir, log } = ownerOptionsFromEnv(ctx.env);
   let accepted: StoreLoss | undefined;
+  let asked = false;
   const confirm = async (loss: StoreLoss): Promise<boolean> => {
+    asked = true;
     ctx.err(loss.message);
     if (values.yes) {
       accepted = loss;
@@ -53,8 +55,8 @@ export async function runRepairCommand(args: readonly string[], ctx: CliContext)
       return 1;
     }
     if (isStoreError(error, "STORE_CORRUPT") && accepted === undefined) {
-      // Declined, or damage this command cannot repair (e.g. a damaged snapshot): say which.
-      if (!error.message.includes("repair --accept-loss")) ctx.err(error.message);
+      // Declined (the loss was printed when asked), or damage this command cannot repair (a damaged snapshot).
+      if (!asked) ctx.err(error.message);
       return 1;
     }
     throw error;

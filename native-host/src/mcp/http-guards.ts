@@ -1,5 +1,5 @@
-// Request checks of the loopback MCP endpoint, in the order they run before any body byte is read (architecture §6,
-// research/reliability.md §1): single headers → Host (DNS rebinding) → Origin (browsers) → route → token → body size.
+// Request checks of the loopback MCP endpoint, in the order they run before any body byte is read (docs/mcp.md):
+// single headers → Host (DNS rebinding) → Origin (browsers) → route → token → body size.
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 
