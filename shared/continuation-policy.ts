@@ -25,6 +25,12 @@ export const continuationPolicySchema = z
     completionSignal: z.enum(["mcp", "output_block", "either"]),
     /** Under `output_block`/`either`: pause after this many consecutive responses without a valid block. */
     pauseAfterInvalidBlocks: threshold,
+    /** Optional cap: hold ("cap reached") after this many automatic turns; `null` = no cap. */
+    maxAutoTurns: threshold,
+    /** Optional cap: hold ("cap reached") once the worker has run this long; `null` = no cap. */
+    maxWallTimeMs: threshold,
+    /** Added to a rate-limit reset time the page shows before the one resume (the page's clock is coarse). */
+    rateLimitBufferMs: durationMs,
   })
   .strict();
 
@@ -52,6 +58,9 @@ export const DEFAULT_CONTINUATION_POLICY: ContinuationPolicy = Object.freeze({
   stallPauseAfterNoProgressMs: 60 * MINUTE_MS,
   completionSignal: "mcp",
   pauseAfterInvalidBlocks: 3,
+  maxAutoTurns: null,
+  maxWallTimeMs: null,
+  rateLimitBufferMs: 2 * MINUTE_MS,
 });
 
 /** Merges a patch onto a policy; returns a problem description when the result is inconsistent. */

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   "DEADLINE_EXCEEDED",
   "RATE_LIMITED",
   "USAGE_CAP",
+  // Executor: refused before typing, the page says the conversation is too long to take another message.
+  "CONVERSATION_TOO_LONG",
   // Executor: a command the host withdrew (spec 21.3) before its submission started; it was never sent.
   "CANCELLED",
   // Host: requests refused.
@@ -26,6 +28,9 @@ export const ERROR_CODES = [
   "WORKER_PAUSED",
   "WORKER_AWAITING_HUMAN",
   "WORKER_AWAITING_DEPENDENCY",
+  // Host: Continue now cannot make its one attempt: the conversation is not open, or the page needs a person first.
+  "CONVERSATION_UNAVAILABLE",
+  "CONVERSATION_BLOCKED",
   "NOT_AWAITING_HUMAN",
   "WORKTREE_OWNED",
   "NOT_OWNER",

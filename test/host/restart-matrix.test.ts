@@ -13,7 +13,8 @@ interface WorkerOut {
     id: string;
     label: string;
     attempt: { seq: number; state: string } | null;
-    pause: { errorCode?: string } | null;
+    pause: { source?: string; errorCode?: string } | null;
+    liveness: { state: string; reason: string } | null;
     stallWarning: boolean;
     noProgressAttempts: number;
   };
@@ -197,7 +198,10 @@ describe("restart matrix (spec 26.2): SIGKILL at each boundary, restart, converg
       return out.worker.attempt?.state === "failed" ? out : undefined;
     }, "attempt 2 failed as ambiguous");
     expect(w.attempts.at(-1)?.errorCode).toBe("AMBIGUOUS_SUBMISSION");
-    expect(w.worker.label).toBe("Paused");
+    // Paused with the error, and a person must look: the turn may or may not be in the conversation.
+    expect(w.worker.pause?.source).toBe("error");
+    expect(w.worker.label).toBe("Needs you");
+    expect(w.worker.liveness).toMatchObject({ state: "held", reason: "delivery_uncertain" });
     expect(ext.commands).toHaveLength(0);
     noDuplicates(life.world, ext);
     await shutdown(ext, mcp);

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
+import { CONNECTED_ENV, type LivenessEnv } from "../core/liveness.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
 import type { TransitionResult } from "../core/transition.ts";
 import type { Cancellation, EventFilter, OperationsContext } from "../operations/context.ts";
@@ -158,6 +159,11 @@ export class Backend implements OperationsContext {
 
   storeHealth(): StoreHealth {
     return this.store.health();
+  }
+
+  /** From the executor bridge; without one attached (tests, tools) a browser is taken as connected. */
+  livenessEnv(): LivenessEnv {
+    return this.sink.target?.livenessEnv?.() ?? CONNECTED_ENV;
   }
 
   durable(): Promise<void> {

@@ -67,6 +67,10 @@ describe("spec 7.1 default continuation policy", () => {
       // Not in spec 7.1: issue 8's fields, defaults documented in docs/continuation-core.md.
       completionSignal: "mcp",
       pauseAfterInvalidBlocks: 3,
+      // Not in spec 7.1 either: optional caps (none by default) and the rate-limit buffer (docs/continuation-core.md).
+      maxAutoTurns: null,
+      maxWallTimeMs: null,
+      rateLimitBufferMs: 2 * MINUTE,
     });
     expect(continuationPolicySchema.parse(DEFAULT_CONTINUATION_POLICY)).toEqual(DEFAULT_CONTINUATION_POLICY);
     // A run created without a policy gets exactly these defaults, and its workers inherit them.
@@ -412,6 +416,9 @@ describe("spec 10.2 evaluation order, several conditions at once (through the en
     const sim = new Simulation();
     sim.start();
     sim.advance(61 * MINUTE);
+    // Never mid-turn: the time-based decision is taken when the turn ends.
+    expect(sim.worker("w-1").pause).toBeUndefined();
+    sim.observe("w-1", "idle");
     expect(sim.worker("w-1").pause?.source).toBe("stall");
     sim.apply({ type: "worker.set_policy", workerId: "w-1", patch: { mode: "manual" } });
     const sent = sim.commandsFor("w-1").length;
@@ -557,11 +564,13 @@ describe("spec 9 event types", () => {
   it("execution.stalled: no progress for the default 60 minutes", () => {
     const sim = new Simulation();
     sim.start();
-    sim.advance(59 * MINUTE);
-    const events = eventsDuring(sim, () => sim.advance(2 * MINUTE));
+    sim.advance(61 * MINUTE);
+    // Decided when the turn ends, not mid-turn.
+    expect(sim.eventTypes("w-1")).not.toContain("execution.stalled");
+    const events = eventsDuring(sim, () => sim.observe("w-1", "idle"));
     expect(onlyEvent(events, "execution.stalled")).toMatchObject({
       workerId: "w-1",
-      data: { why: "no progress for 60 min", noProgressAttempts: 0 },
+      data: { why: "no progress for 61 min", noProgressAttempts: 1 },
     });
     onlyEvent(events, "continuation.paused_for_stall");
   });

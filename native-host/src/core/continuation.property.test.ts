@@ -14,13 +14,18 @@
 //   inv6  every command comes with an execution.scheduled event of the same execution id, and vice versa.
 //   inv7  worktree ownership (spec 24): at most one active owner per location; only a claim, a release or the
 //         owner's end changes who owns what (never a resume, observation, tick or restart).
+//   inv8  the liveness invariant (docs/continuation-core.md): every active worker is moving, due or held for a
+//         named reason, never unexplained; a due worker has the timer armed no later than its time, and when that
+//         time comes something happens (a command, or a different state). No worker state is excluded.
+//   inv9  rate limits: while ChatGPT's limit holds, no prompt goes out except the one Continue now asks for.
 //   Also: refusals change nothing, effects are plain data, one timer last, never armed in the past.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ExecutorCommand } from "./effects.ts";
 import type { Input } from "./inputs.ts";
 import { type DomainState, EMPTY_STATE, type Worker } from "./model.ts";
-import { effectivePolicy } from "./policy.ts";
+import { explain, type LivenessEnv } from "./liveness.ts";
+import { effectivePolicy, governingPolicy } from "./policy.ts";
 import { seededRandom } from "./simulation.ts";
 import { settleOptions } from "./settle.ts";
 import { type TransitionResult, transition } from "./transition.ts";
@@ -32,8 +37,6 @@ const RUN = "run";
 const LIVENESS_MARGIN_MS = 1_000;
 /** Steps after a restart during which the round-tripped and the original state are run side by side. */
 const SHADOW_STEPS = 5;
-/** Codes with which the executor proves a prompt was not delivered (the core then waits for a change). */
-const NOT_DELIVERED = new Set(["STEERING_UNAVAILABLE", "TAB_CLOSED"]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Steps: what the generator produces. Plain data, so a counterexample prints as a readable script.
@@ -42,9 +45,34 @@ const WORKERS = ["root", "a", "b"] as const;
 type WorkerId = (typeof WORKERS)[number];
 const PATHS: Record<WorkerId, string> = { root: "/root", a: "/root/a", b: "/root/b" };
 
-type Observed = "generating" | "idle" | "ready" | "error:MESSAGE_DELIVERY_TIMEOUT" | "error:RATE_LIMITED";
-type ResultOutcome =
-  "submitted" | "STEERING_UNAVAILABLE" | "TAB_CLOSED" | "AMBIGUOUS_SUBMISSION" | "HOST_UI_CHANGED";
+type Observed =
+  | "generating"
+  | "idle"
+  | "ready"
+  | "error:MESSAGE_DELIVERY_TIMEOUT"
+  | "error:RATE_LIMITED"
+  /** A usage cap whose notice says when it resets (10 minutes on). */
+  | "error:USAGE_CAP@reset"
+  | "error:RESPONSE_FAILED"
+  | "error:THINKING_FAILED"
+  | "error:NOT_SIGNED_IN"
+  | "error:CONVERSATION_TOO_LONG"
+  | "error:HUMAN_VERIFICATION"
+  | "error:AWAITING_APPROVAL"
+  | "closed";
+/** Every refusal the executor can answer, the ones that prove non-delivery and the ones that do not. */
+const REFUSALS = [
+  "CANCELLED",
+  "STEERING_UNAVAILABLE",
+  "TAB_CLOSED",
+  "EXECUTOR_UNAVAILABLE",
+  "DEADLINE_EXCEEDED",
+  "NOT_SIGNED_IN",
+  "RATE_LIMITED",
+  "USAGE_CAP",
+  "CONVERSATION_TOO_LONG",
+] as const;
+type ResultOutcome = "submitted" | (typeof REFUSALS)[number] | "AMBIGUOUS_SUBMISSION" | "HOST_UI_CHANGED";
 
 type Step =
   | { readonly op: "spawn"; readonly w: WorkerId }
@@ -94,6 +122,14 @@ type Step =
   | { readonly op: "claim" | "release"; readonly w: WorkerId; readonly wt: "wt1" | "wt2" }
   | { readonly op: "set_mode"; readonly target: WorkerId | "run"; readonly mode: "auto" | "manual" }
   | { readonly op: "pause_all" | "resume_all" | "run_stop" }
+  /** The extension reports the tab lost or found again. */
+  | { readonly op: "binding"; readonly w: WorkerId; readonly binding: "bound" | "unavailable" | "closed" }
+  /** The popup's global Auto Resume switch. */
+  | { readonly op: "auto_resume"; readonly enabled: boolean }
+  /** The browser goes away or comes back (a hello applies executor.connected). */
+  | { readonly op: "browser"; readonly connected: boolean }
+  /** The host queues the worker's command for a tab slot, or sends it. */
+  | { readonly op: "slot"; readonly w: WorkerId; readonly queued: boolean }
   /** Crash and restart of the backend: the state goes through JSON. */
   | { readonly op: "restart" }
   | { readonly op: "advance"; readonly ms: number };
@@ -127,6 +163,10 @@ const WEIGHTS = {
   end: [3, 0],
   runStop: [1, 0],
   restart: [10, 8],
+  binding: [4, 1],
+  autoResume: [3, 1],
+  browser: [4, 1],
+  slot: [4, 1],
   advance: [40, 40],
 } as const;
 
@@ -142,12 +182,23 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
       arbitrary: fc.record({
         op: on("observe"),
         w: worker,
-        state: fc.constantFrom<Observed>(
-          "generating",
-          "idle",
-          "ready",
-          "error:MESSAGE_DELIVERY_TIMEOUT",
-          "error:RATE_LIMITED",
+        state: fc.oneof(
+          { weight: 12, arbitrary: fc.constantFrom<Observed>("generating", "idle", "ready") },
+          {
+            weight: 4,
+            arbitrary: fc.constantFrom<Observed>(
+              "error:MESSAGE_DELIVERY_TIMEOUT",
+              "error:RATE_LIMITED",
+              "error:USAGE_CAP@reset",
+              "error:RESPONSE_FAILED",
+              "error:THINKING_FAILED",
+              "error:NOT_SIGNED_IN",
+              "error:CONVERSATION_TOO_LONG",
+              "error:HUMAN_VERIFICATION",
+              "error:AWAITING_APPROVAL",
+              "closed",
+            ),
+          },
         ),
         seq: fc.constantFrom("next", "next", "next", "next", "dup", "stale"),
       }),
@@ -157,7 +208,10 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
       arbitrary: fc.record({
         op: on("result"),
         w: worker,
-        outcome: fc.constantFrom<ResultOutcome>("submitted", "STEERING_UNAVAILABLE", "TAB_CLOSED"),
+        outcome: fc.oneof(
+          { weight: 3, arbitrary: fc.constant<ResultOutcome>("submitted") },
+          { weight: 4, arbitrary: fc.constantFrom<ResultOutcome>(...REFUSALS) },
+        ),
         of: fc.constantFrom("latest", "latest", "latest", "older"),
       }),
     },
@@ -234,6 +288,17 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
       arbitrary: fc.record({ op: fc.constantFrom("complete", "complete", "fail", "stop"), w: worker }),
     },
     { weight: weight("runStop"), arbitrary: fc.record({ op: on("run_stop") }) },
+    {
+      weight: weight("binding"),
+      arbitrary: fc.record({
+        op: on("binding"),
+        w: worker,
+        binding: fc.constantFrom<"bound" | "unavailable" | "closed">("bound", "unavailable", "closed"),
+      }),
+    },
+    { weight: weight("autoResume"), arbitrary: fc.record({ op: on("auto_resume"), enabled: fc.boolean() }) },
+    { weight: weight("browser"), arbitrary: fc.record({ op: on("browser"), connected: fc.boolean() }) },
+    { weight: weight("slot"), arbitrary: fc.record({ op: on("slot"), w: worker, queued: fc.boolean() }) },
     { weight: weight("restart"), arbitrary: fc.record({ op: on("restart") }) },
     {
       weight: weight("advance"),
@@ -264,8 +329,6 @@ interface Track {
   lastSubmittedAt?: number;
   /** Submitted but the conversation has not changed state since: the core rightly waits for the turn to show. */
   awaitingObservation: boolean;
-  /** The executor proved non-delivery; the core holds the wish until the conversation changes. */
-  heldForChange: boolean;
   /** Highest seq the executor has sent, the last report it sent, and the highest seq the core applied. */
   sentSeq: number;
   lastReport?: Extract<Input, { type: "conversation.observed" }>;
@@ -277,7 +340,6 @@ function newTrack(): Track {
   return {
     commands: [],
     awaitingObservation: false,
-    heldForChange: false,
     sentSeq: 0,
     appliedSeq: 0,
     convo: { state: "unknown" },
@@ -339,9 +401,10 @@ function isRunnable(state: DomainState, w: Worker | undefined): boolean {
   return !!w && run?.status === "active" && w.status === "active" && !w.wait && !w.pause;
 }
 
+/** The mode that governs now: the worker's policy, made manual by the global Auto Resume switch. */
 function modeOf(state: DomainState, w: Worker): "auto" | "manual" {
   const run = state.runs[w.runId];
-  return run ? effectivePolicy(run, w).mode : "manual";
+  return run ? governingPolicy(state, run, w).mode : "manual";
 }
 
 /**
@@ -431,6 +494,13 @@ class World {
   timer: number | null = null;
   private transitions = 0;
   private readonly tracks = new Map<string, Track>();
+  /** The host's browser facts the liveness view reads (connected since, commands queued for a tab slot). */
+  private browser = { connected: true, since: 0 };
+  private readonly queued = new Set<string>();
+  readonly env: LivenessEnv = {
+    browser: this.browser,
+    dispatch: (id) => (this.queued.has(id) ? { kind: "queued", position: 1, since: this.now } : undefined),
+  };
 
   constructor(private readonly seed: number) {}
 
@@ -445,9 +515,20 @@ class World {
     else if (step.op === "restart") this.restart();
     else if (step.op === "deliver") this.deliver(step.w);
     else if (step.op === "end_turn") this.endTurn(step.w);
-    else this.apply(this.toInput(step));
+    else if (step.op === "browser") this.setBrowser(step.connected);
+    else if (step.op === "slot") {
+      if (step.queued) this.queued.add(step.w);
+      else this.queued.delete(step.w);
+    } else this.apply(this.toInput(step));
     this.checkLiveness();
     if (step.op !== "restart" && --this.shadowSteps <= 0) this.shadow = undefined;
+  }
+
+  private setBrowser(connected: boolean): void {
+    if (connected === this.browser.connected) return;
+    this.browser.connected = connected;
+    this.browser.since = this.now;
+    if (connected) this.apply({ type: "executor.connected", executorId: "x" });
   }
 
   private deliver(which: WorkerId | "any"): void {
@@ -471,7 +552,11 @@ class World {
   private observation(w: WorkerId, observed: Observed, mode: "next" | "dup" | "stale"): Input {
     const t = this.track(w);
     if (mode === "dup" && t.lastReport) return t.lastReport;
-    const [state, errorCode] = observed.split(":") as ["generating" | "idle" | "ready" | "error", string?];
+    const [state, coded] = observed.split(":") as [
+      "generating" | "idle" | "ready" | "error" | "closed",
+      string?,
+    ];
+    const [errorCode, withReset] = (coded ?? "").split("@");
     const seq = mode === "stale" ? Math.max(0, t.sentSeq - 1) : ++t.sentSeq;
     const report = {
       type: "conversation.observed" as const,
@@ -479,12 +564,15 @@ class World {
       state,
       seq,
       ...(errorCode ? { errorCode } : {}),
+      ...(withReset ? { resetAt: this.now + 10 * MINUTE } : {}),
     };
     if (mode === "next") t.lastReport = report;
     return report;
   }
 
-  private toInput(step: Exclude<Step, { op: "advance" | "restart" | "deliver" | "end_turn" }>): Input {
+  private toInput(
+    step: Exclude<Step, { op: "advance" | "restart" | "deliver" | "end_turn" | "browser" | "slot" }>,
+  ): Input {
     switch (step.op) {
       case "spawn":
         return {
@@ -568,6 +656,10 @@ class World {
         return { type: "run.resume_all", runId: RUN };
       case "run_stop":
         return { type: "run.stop", runId: RUN };
+      case "binding":
+        return { type: "binding.changed", workerId: step.w, binding: step.binding };
+      case "auto_resume":
+        return { type: "auto_resume.set", enabled: step.enabled };
     }
   }
 
@@ -667,8 +759,6 @@ class World {
       if (input.outcome === "submitted") {
         t.lastSubmittedAt = this.now;
         t.awaitingObservation = true;
-      } else if (NOT_DELIVERED.has(input.errorCode ?? "")) {
-        t.heldForChange = true;
       }
     } else if (input.type === "conversation.observed") {
       const t = this.track(input.workerId);
@@ -677,7 +767,6 @@ class World {
       if (t.convo.state === input.state && t.convo.errorCode === input.errorCode) return;
       t.convo = { state: input.state, errorCode: input.errorCode };
       t.awaitingObservation = false;
-      t.heldForChange = false;
       if (input.state === "generating" && t.pending && !t.pending.steer) {
         // Generation is proof that the pending prompt was submitted (not for a steer: its turn was already running).
         t.pending = undefined;
@@ -769,6 +858,15 @@ class World {
       );
     }
 
+    // Invariant 9: ChatGPT's rate limit allows no prompt before its time, except the one Continue now asks for. (A
+    // turn seen generating proves the limit over and clears it.)
+    const limit = w1?.rateLimit;
+    if (limit && this.now < limit.until) {
+      // Continue now's prompt may wait for the running turn or the command ahead of it, and go out on a later input.
+      const asked = input.type === "worker.continue_now" || w0?.intent?.override === true;
+      check("inv9 no prompt inside a rate limit but the one Continue now asked for", asked, what);
+    }
+
     // Invariant 5: in manual mode nothing resumes on its own.
     if (w1 && modeOf(after, w1) === "manual") {
       check(
@@ -794,30 +892,63 @@ class World {
   }
 
   /**
-   * Invariant 4 (liveness): an active, runnable Auto Resume worker whose conversation is idle and which has
-   * nothing in flight gets a command within the idle grace plus a margin, unless it stops being runnable
-   * meanwhile (the time-based stall guard may pause it). Looked ahead on a copy; the world is not moved.
+   * Invariant 4 (liveness) and 8 (the liveness invariant). Every active worker is moving, due or held for a named
+   * reason; a due worker has the timer armed no later than its time, and by that time something happens for it (a
+   * command, or a different state). An active, runnable Auto Resume worker whose idle conversation has nothing in
+   * flight is due, never held. Looked ahead on a copy; the world is not moved.
    */
   private checkLiveness(): void {
-    const due = Object.values(this.state.workers).filter((w) => {
+    const dues: { id: string; reason: string; until: number }[] = [];
+    for (const w of Object.values(this.state.workers)) {
+      const run = this.state.runs[w.runId];
+      if (!run || run.status !== "active" || w.status !== "active") continue;
+      const l = explain(this.state, w, this.now, this.env);
+      check(
+        "inv8 every active worker is moving, due or held for a named reason",
+        l !== undefined,
+        () =>
+          `${w.id} at ${this.now}: ${JSON.stringify({ conversation: w.conversation, current: w.current?.state, intent: w.intent, pause: w.pause, wait: w.wait })}`,
+      );
+      if (!l) continue;
       const t = this.track(w.id);
-      return (
+      const idleRunnable =
         isRunnable(this.state, w) &&
         modeOf(this.state, w) === "auto" &&
+        this.browser.connected &&
+        w.conversation.binding === "bound" &&
         (t.convo.state === "idle" || t.convo.state === "ready") &&
         t.pending === undefined &&
-        !t.awaitingObservation &&
-        !t.heldForChange
+        !t.awaitingObservation;
+      check(
+        "inv4 liveness: an idle runnable Auto Resume worker is due",
+        !idleRunnable || l.state === "due",
+        () => `${w.id} at ${this.now} is ${l.state} (${l.reason})`,
       );
-    });
-    if (due.length === 0) return;
+      // A command with the browser has the executor's deadline; every other due time is the core's own timer.
+      if (l.state !== "due" || l.reason === "submitting") continue;
+      const until = l.until ?? -1;
+      check(
+        "inv8 a due worker's time is ahead and the timer is armed for it",
+        until > this.now && this.timer !== null && this.timer <= until,
+        () => `${w.id} due (${l.reason}) until ${until}, now ${this.now}, timer ${this.timer}`,
+      );
+      dues.push({ id: w.id, reason: l.reason, until });
+    }
+    if (dues.length === 0) return;
     let state = this.state;
     let now = this.now;
     let timer = this.timer;
-    const grace = Math.max(...due.map((w) => effectivePolicy(this.state.runs[w.runId]!, w).idleGraceMs));
-    const end = now + grace + LIVENESS_MARGIN_MS;
+    const end = Math.max(...dues.map((d) => d.until)) + LIVENESS_MARGIN_MS;
     const commanded = new Set<string>();
-    for (let guard = 0; timer !== null && timer <= end && guard < 20; guard++) {
+    const settled = new Set<string>();
+    // By its time the deadline did something: a command, or the worker is in another state (paused by a stall
+    // deadline that came first, say).
+    const movedOn = (d: (typeof dues)[number], at: DomainState, time: number): boolean => {
+      const w = at.workers[d.id];
+      const l = w && explain(at, w, time, this.env);
+      return commanded.has(d.id) || !l || l.reason !== d.reason || l.until !== d.until;
+    };
+    for (let guard = 0; timer !== null && timer <= end && guard < 40; guard++) {
       now = Math.max(now, timer);
       const r = transition(state, { type: "tick" }, { now, random: seededRandom(0) });
       state = r.state;
@@ -825,13 +956,14 @@ class World {
         if (e.kind === "command") commanded.add(e.command.workerId);
         if (e.kind === "timer") timer = e.at;
       }
+      for (const d of dues) if (movedOn(d, state, now)) settled.add(d.id);
     }
-    for (const w of due) {
+    for (const d of dues) if (movedOn(d, state, Math.max(now, d.until))) settled.add(d.id);
+    for (const d of dues) {
       check(
-        "inv4 liveness: idle runnable Auto Resume worker gets its turn",
-        commanded.has(w.id) || !isRunnable(state, state.workers[w.id]),
-        () =>
-          `${w.id} idle since ${w.conversation.since}, now ${this.now}, no command by ${end} (timer ${this.timer})`,
+        "inv8 a due worker's deadline does something when it comes",
+        settled.has(d.id),
+        () => `${d.id} due (${d.reason}) at ${d.until}; by ${end} no command and no change (now ${this.now})`,
       );
     }
   }
@@ -877,7 +1009,7 @@ const PROPERTY_TIMEOUT_MS = 60_000 * scale;
 
 describe("continuation core properties (random operation sequences)", () => {
   it(
-    "keep invariants 1–7 after every step: /root and up to two children, everything frequent",
+    "keep invariants 1–9 after every step: /root and up to two children, everything frequent",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(WORKERS, "chaos"), fc.subarray<WorkerId>(["a", "b"])), (script) => {
@@ -890,7 +1022,7 @@ describe("continuation core properties (random operation sequences)", () => {
   );
 
   it(
-    "keep invariants 1–7 after every step: /root and two children, calm (many turns each)",
+    "keep invariants 1–9 after every step: /root and two children, calm (many turns each)",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(WORKERS, "calm"), fc.constant<WorkerId[]>(["a", "b"])), (script) => {
@@ -903,7 +1035,7 @@ describe("continuation core properties (random operation sequences)", () => {
   );
 
   it(
-    "keep invariants 1–7 after every step: one busy worker, calm",
+    "keep invariants 1–9 after every step: one busy worker, calm",
     () => {
       fc.assert(
         fc.property(scriptArb(stepsArb(["root"], "calm"), fc.constant([])), (script) => {

@@ -186,9 +186,10 @@ describe("spec 26.1", () => {
   it("no-progress thresholds warn/pause correctly (by time)", () => {
     const sim = new Simulation();
     sim.start();
-    sim.advance(29 * MINUTE);
+    // A turn still running is judged when it ends, never mid-turn.
+    sim.advance(31 * MINUTE);
     expect(sim.eventTypes("w-1")).not.toContain("continuation.warning");
-    sim.advance(2 * MINUTE);
+    sim.observe("w-1", "idle");
     expect(sim.eventTypes("w-1")).toContain("continuation.warning");
     sim.apply({ type: "worker.progress", workerId: "w-1" });
     sim.advance(59 * MINUTE);
@@ -555,7 +556,7 @@ describe("issue acceptance", () => {
   it("other product errors are boundaries: no resume until the page changes", () => {
     const sim = new Simulation();
     sim.start();
-    sim.observe("w-1", "error", "RATE_LIMITED");
+    sim.observe("w-1", "error", "RESPONSE_FAILED");
     sim.advance(60 * MINUTE);
     expect(sim.commandsFor("w-1")).toHaveLength(1);
     sim.observe("w-1", "idle");
@@ -736,6 +737,10 @@ describe("regressions from the property tests", () => {
   it("a time-based stall pause does not leave the timer armed in the past", () => {
     const sim = new Simulation();
     sim.start();
+    // The turn ends and the next one is scheduled but never answered: no turn runs, so the clock decides.
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    expect(sim.worker("w-1").current?.state).toBe("scheduled");
     const deadline = sim.worker("w-1").stall.baselineAt + 60 * MINUTE;
     sim.advance(deadline - 1 - sim.now);
     expect(sim.worker("w-1").pause).toBeUndefined();

@@ -61,17 +61,49 @@ describe("repeated delivery timeouts", () => {
 });
 
 describe("a command that never reached a conversation", () => {
-  it("a create refused before any tab showed it (DEADLINE_EXCEEDED) is tried again on Continue now", () => {
+  it("a create refused before any tab showed it (DEADLINE_EXCEEDED) is tried again with backoff, never left waiting", () => {
     const sim = new Simulation();
     sim.spawn();
     sim.result("w-1", "DEADLINE_EXCEEDED");
-    // Nothing can change a conversation that does not exist: no automatic retry, the stall rules surface it.
-    sim.advance(90 * MINUTE);
+    // Nothing can change a conversation that does not exist: the host retries after 5 s, 30 s, 2 min, then every 10 min.
+    sim.advance(5 * SECOND - 1);
     expect(sim.commandsFor("w-1")).toHaveLength(1);
-    expect(sim.worker("w-1").pause?.source).toBe("stall");
-    sim.apply({ type: "worker.continue_now", workerId: "w-1", clearPause: true });
+    sim.advance(1);
     expect(sim.commandsFor("w-1").map((c) => c.type)).toEqual(["conversation.create", "conversation.create"]);
-    sim.advance(60 * MINUTE);
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    sim.advance(30 * SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(3);
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    sim.advance(2 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(4);
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    sim.advance(10 * MINUTE - 1);
+    expect(sim.commandsFor("w-1")).toHaveLength(4);
+    sim.advance(1);
+    expect(sim.commandsFor("w-1")).toHaveLength(5);
+    // Every attempt is the initial turn: a bootstrap the browser proved undelivered is still the first turn.
+    expect(sim.commandsFor("w-1").every((c) => c.prompt.kind === "bootstrap")).toBe(true);
+  });
+
+  it("a browser that connects ends the backoff: the create goes at once, exactly once", () => {
+    const sim = new Simulation();
+    sim.spawn();
+    sim.result("w-1", "EXECUTOR_UNAVAILABLE");
+    sim.advance(SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    sim.apply({ type: "executor.connected", executorId: "x" });
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+    sim.apply({ type: "executor.connected", executorId: "y" });
+    sim.advance(10 * SECOND);
+    expect(sim.commandsFor("w-1")).toHaveLength(2);
+  });
+
+  it("Continue now retries at once, overriding the backoff", () => {
+    const sim = new Simulation();
+    sim.spawn();
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    sim.result("w-1", "DEADLINE_EXCEEDED");
+    sim.apply({ type: "worker.continue_now", workerId: "w-1" });
     expect(sim.commandsFor("w-1")).toHaveLength(2);
   });
 });

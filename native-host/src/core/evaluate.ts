@@ -1,5 +1,6 @@
 // The delivery decision of spec 10.2, as a pure function of durable state: cancel, hold, wait, or deliver.
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import type { Delivery, Intent, Run, Worker } from "./model.ts";
 
 export const MESSAGE_DELIVERY_TIMEOUT = "MESSAGE_DELIVERY_TIMEOUT";
@@ -12,15 +13,30 @@ export type HoldReason =
   | "stalled"
   | "in_flight"
   | "awaiting_observation"
-  | "awaiting_change"
   | "conversation_busy"
   | "conversation_unavailable"
   | "conversation_error";
 
+export type WaitReason = "idle_grace" | "spacing_floor" | "retry_backoff" | "rate_limited";
+
+/** Product errors a send may go into once a person asks (Continue now): the composer is still there. */
+const UNSENDABLE_ERRORS = new Set([
+  "NOT_SIGNED_IN",
+  "HUMAN_VERIFICATION",
+  "CONVERSATION_TOO_LONG",
+  AWAITING_APPROVAL,
+]);
+export const RATE_LIMIT_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "USAGE_CAP"]);
+
+/** Whether Continue now may send into a conversation showing this product error (docs/continuation-core.md). */
+export function sendableError(code: string | undefined): boolean {
+  return !UNSENDABLE_ERRORS.has(code ?? "");
+}
+
 export type Decision =
   | { readonly kind: "cancel"; readonly why: "run_ended" | "worker_ended" }
   | { readonly kind: "hold"; readonly why: HoldReason }
-  | { readonly kind: "wait"; readonly until: number; readonly why: "idle_grace" | "spacing_floor" }
+  | { readonly kind: "wait"; readonly until: number; readonly why: WaitReason }
   | { readonly kind: "deliver"; readonly delivery: Delivery };
 
 /** Evaluates an intent in the order of spec 10.2; the first rule that applies decides. */
@@ -45,12 +61,19 @@ export function evaluateIntent(
   if (current?.state === "submitted" && w.conversation.changes <= (current.submittedAtChange ?? 0)) {
     return { kind: "hold", why: "awaiting_observation" };
   }
-  if (intent.awaitChangeAfter !== undefined && w.conversation.changes <= intent.awaitChangeAfter) {
-    return { kind: "hold", why: "awaiting_change" };
-  }
 
   const delivery = chooseDelivery(w, intent);
   if (typeof delivery !== "string") return delivery;
+
+  // A refused command is tried again after its backoff, at once if the conversation changed meanwhile; ChatGPT's rate
+  // limit allows no prompt before its time. Continue now overrides either once.
+  const retry = intent.retry;
+  if (!intent.override && retry && now < retry.at && w.conversation.changes <= retry.changes) {
+    return { kind: "wait", until: retry.at, why: "retry_backoff" };
+  }
+  const limit = w.rateLimit;
+  if (!intent.override && limit && now < limit.until)
+    return { kind: "wait", until: limit.until, why: "rate_limited" };
 
   // Rule 9: the anti-spam floor, bypassed by an idle conversation (policy), corrective steering and Continue now.
   // Continue now bypasses it only into an idle conversation: on a generating one it is a resume queued for
@@ -80,10 +103,13 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
         ? "steer"
         : { kind: "hold", why: "conversation_busy" };
     case "error":
-      // Only a delivery timeout is answered with a fresh turn; other product errors are boundaries (22.3).
-      return intent.afterDeliveryTimeout && c.errorCode === MESSAGE_DELIVERY_TIMEOUT
-        ? "send"
-        : { kind: "hold", why: "conversation_error" };
+      // A delivery timeout is answered with a fresh turn (22.3.1); a rate-limit notice still on the page gets its one
+      // prompt once the limit's time has come (the wait above holds it until then); a person's Continue now sends one
+      // turn into any other product error that leaves the composer usable. Otherwise product errors are boundaries.
+      if (intent.afterDeliveryTimeout && c.errorCode === MESSAGE_DELIVERY_TIMEOUT) return "send";
+      if (RATE_LIMIT_CODES.has(c.errorCode ?? "") && w.rateLimit !== undefined) return "send";
+      if (intent.override && sendableError(c.errorCode)) return "send";
+      return { kind: "hold", why: "conversation_error" };
     case "unknown":
       return { kind: "hold", why: "conversation_unavailable" };
   }

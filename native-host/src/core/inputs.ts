@@ -114,6 +114,8 @@ export type Input =
       readonly executorId?: string;
       /** The newest assistant turn's continuation-state block, sent with the report that ends a turn. */
       readonly continuationBlock?: ContinuationBlockReport;
+      /** With RATE_LIMITED / USAGE_CAP: the reset time the page showed (epoch ms), if it showed one. */
+      readonly resetAt?: number;
     }
   | {
       readonly type: "binding.changed";
@@ -137,6 +139,10 @@ export type Input =
       readonly url?: string;
       readonly executorId?: string;
     }
+  // A browser (executor) said hello: commands refused for want of one are tried again at once
+  | { readonly type: "executor.connected"; readonly executorId: string }
+  // The popup's global Auto Resume switch
+  | { readonly type: "auto_resume.set"; readonly enabled: boolean }
   // Time
   | { readonly type: "tick" }
   // The store opened with transactions missing that it had acknowledged, the operator having accepted the loss

@@ -61,7 +61,8 @@ export interface DependencyWait {
 
 export type Wait = HumanWait | DependencyWait;
 
-export type PauseSource = "operator" | "run" | "stall" | "error";
+/** `cap`: a per-worker cap (automatic turns, wall time) was reached. */
+export type PauseSource = "operator" | "run" | "stall" | "error" | "cap";
 
 export interface Pause {
   readonly source: PauseSource;
@@ -99,12 +100,40 @@ export interface Intent {
   readonly allowSteer: boolean;
   /** Answer to a ChatGPT "Message delivery timed out": a fresh `continue` turn (spec 22.3.1). */
   readonly afterDeliveryTimeout: boolean;
-  /** Hold until the conversation's `changes` counter exceeds this (after a delivery that did not happen). */
-  readonly awaitChangeAfter?: number;
+  /**
+   * The browser proved a command for this intent was not delivered: retried with bounded backoff (docs/continuation-core.md,
+   * "Refused commands"), earlier if the conversation changes or a browser connects.
+   */
+  readonly retry?: RetryState;
+  /** Continue now: overrides a retry backoff, a rate-limit wait and a page error once; not kept when restored. */
+  readonly override?: boolean;
   /** Follow-up, human answer or corrective texts to deliver with the turn. */
   readonly texts: readonly string[];
   /** Latest time a spacing-floor deferral was announced, so the event is not repeated. */
   readonly deferredUntil?: number;
+}
+
+export interface RetryState {
+  /** The refusal's code, e.g. DEADLINE_EXCEEDED. */
+  readonly code: string;
+  /** Refusals in a row for this intent; picks the backoff step. */
+  readonly count: number;
+  /** When it is tried again. */
+  readonly at: number;
+  /** The conversation's `changes` counter at the refusal: a change ends the backoff early. */
+  readonly changes: number;
+  readonly since: number;
+}
+
+/** ChatGPT said too many requests or a usage cap: no prompt before `until` (one per step when no reset time shows). */
+export interface RateLimit {
+  readonly code: string;
+  readonly since: number;
+  readonly until: number;
+  /** Steps taken without a reset time (2, 5, 15, 30 min, then every 30 min). */
+  readonly step: number;
+  /** The reset time the page showed, when it showed one. */
+  readonly resetAt?: number;
 }
 
 export interface Attempt {
@@ -207,6 +236,12 @@ export interface Worker {
   readonly adoptedAt?: number;
   /** What the continuation-state blocks said so far: only a hash and a counter, never text (spec 23). */
   readonly outputBlock?: OutputBlockState;
+  /** Set while ChatGPT rate-limits this conversation: no prompt before its time. */
+  readonly rateLimit?: RateLimit;
+  /** Turns confirmed submitted (what the UI numbers); refused steers and undelivered commands do not count. */
+  readonly turns?: number;
+  /** Where the per-worker caps count from: spawn, or the last Continue anyway on a cap. */
+  readonly capBase?: { readonly autoResumes: number; readonly at: number };
 }
 
 export interface OutputBlockState {
@@ -231,6 +266,8 @@ export interface DomainState {
   readonly runs: Readonly<Record<string, Run>>;
   readonly workers: Readonly<Record<string, Worker>>;
   readonly unread: Readonly<Record<string, Message>>;
+  /** The popup's global Auto Resume switch is Off: no automatic continuation for any worker (explicit turns still go). */
+  readonly autoResumeOff?: boolean;
 }
 
 export const EMPTY_STATE: DomainState = { runs: {}, workers: {}, unread: {} };

@@ -11,11 +11,13 @@ import {
   updateAttempt,
 } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
-import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
+import { castDraft } from "immer";
+import { clearRateLimit, nextRetry, noteRateLimit } from "./backoff.ts";
+import { MESSAGE_DELIVERY_TIMEOUT, RATE_LIMIT_CODES } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
-import type { ConversationState } from "./model.ts";
+import type { ConversationState, Intent } from "./model.ts";
 import { policyOf } from "./worker-lifecycle.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
@@ -30,6 +32,8 @@ const NOT_DELIVERED = new Set([
   "NOT_SIGNED_IN",
   "RATE_LIMITED",
   "USAGE_CAP",
+  // Refused before typing: the page says the conversation cannot take another message.
+  "CONVERSATION_TOO_LONG",
 ]);
 
 function known(ctx: Ctx, workerId: string): DraftWorker | Rejection {
@@ -73,6 +77,15 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if (input.state !== "closed" && c.binding !== "bound") c.binding = "bound";
   if (input.state === "closed") c.binding = "closed";
   onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock);
+  if (input.state === "error" && RATE_LIMIT_CODES.has(input.errorCode ?? "") && w.status === "active") {
+    noteRateLimit(
+      ctx,
+      w,
+      input.errorCode ?? "RATE_LIMITED",
+      input.resetAt,
+      policyOf(ctx, w).rateLimitBufferMs,
+    );
+  }
 }
 
 function onState(
@@ -90,6 +103,8 @@ function onState(
     case "generating":
       // A late Stop button or a thinking pause: the turn did not really end, so the idle wake is withdrawn.
       withdrawWake(w, "idle");
+      // A turn that runs proves ChatGPT takes prompts again.
+      clearRateLimit(ctx, w);
       // A pending steer targets a turn that is already generating: more generation proves nothing about it,
       // only the executor's result does.
       if (live && attempt.state === "scheduled" && attempt.delivery === "steer") return;
@@ -200,8 +215,6 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
   const code = input.errorCode ?? "UNKNOWN";
   const detail = input.detail;
   if (NOT_DELIVERED.has(code)) {
-    // Proven not delivered: keep the wish to continue, but wait for the conversation to change first
-    // (a steering refusal waits for idle; a closed tab for a new binding) instead of spinning.
     endAttempt(ctx, w, "cancelled", {
       outcome: "not_delivered",
       errorCode: code,
@@ -209,14 +222,9 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
       countProgress: false,
     });
     settleSteeredTurn(ctx, w, false);
-    if (attempt.intent && w.status === "active") {
-      w.intent = {
-        ...attempt.intent,
-        allowSteer: code === "STEERING_UNAVAILABLE" ? false : attempt.intent.allowSteer,
-        awaitChangeAfter: w.conversation.changes,
-        texts: [...attempt.intent.texts],
-        reasons: [...attempt.intent.reasons],
-      };
+    if (attempt.intent && w.status === "active") restoreIntent(ctx, w, attempt.intent, code);
+    if (RATE_LIMIT_CODES.has(code) && w.status === "active") {
+      noteRateLimit(ctx, w, code, undefined, policyOf(ctx, w).rateLimitBufferMs, true);
     }
     return;
   }
@@ -232,6 +240,38 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
   if (w.status === "active") {
     w.pause = { source: "error", reason: detail ?? code, at: ctx.now, errorCode: code };
     ctx.emit("execution.paused", w.runId, w.id, { source: "error", errorCode: code });
+  }
+}
+
+/**
+ * Proven not delivered: the wish to continue comes back, merged with any wake that arrived meanwhile (an idle that
+ * came while a steer was refused must not be overwritten). A refused steer waits for the turn's end; a rate limit
+ * waits for its time (noteRateLimit); any other refusal is tried again with backoff, or at once when the conversation
+ * changes or a browser connects (docs/continuation-core.md, "Refused commands").
+ */
+function restoreIntent(ctx: Ctx, w: DraftWorker, sent: Intent, code: string): void {
+  const steerRefused = code === "STEERING_UNAVAILABLE";
+  const retry = steerRefused || RATE_LIMIT_CODES.has(code) ? undefined : nextRetry(ctx, w, sent, code);
+  const existing = w.intent;
+  const merged: Intent = {
+    ...sent,
+    reasons: [...new Set([...sent.reasons, ...(existing?.reasons ?? [])])],
+    texts: [...sent.texts, ...(existing?.texts ?? [])],
+    notBefore: Math.max(sent.notBefore, existing?.notBefore ?? 0),
+    explicit: sent.explicit || (existing?.explicit ?? false),
+    manual: sent.manual || (existing?.manual ?? false),
+    corrective: sent.corrective || (existing?.corrective ?? false),
+    // A refused steer goes out after the turn; a wake that came meanwhile may still steer only if it asked to.
+    allowSteer: (steerRefused ? false : sent.allowSteer) || (existing?.allowSteer ?? false),
+    afterDeliveryTimeout: sent.afterDeliveryTimeout || (existing?.afterDeliveryTimeout ?? false),
+    // Continue now overrides once: the refused attempt used it up.
+    override: existing?.override ?? false,
+    ...(retry ? { retry } : {}),
+  };
+  if (!retry) delete (merged as { retry?: unknown }).retry;
+  w.intent = castDraft(merged);
+  if (retry) {
+    ctx.emit("execution.retry_scheduled", w.runId, w.id, { code, at: retry.at, refusals: retry.count });
   }
 }
 
@@ -252,6 +292,7 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
   );
   if (attempt.delivery === "steer") settleSteeredTurn(ctx, w, true);
   w.lastSubmittedAt = ctx.now;
+  w.turns = (w.turns ?? 0) + 1;
   if (attempt.reason === "auto_resume") w.autoResumes += 1;
   if (attempt.reason !== "initial") {
     ctx.emit("execution.resumed", w.runId, w.id, { executionId: attempt.id, reason: attempt.reason });

@@ -4,7 +4,11 @@
 import { describe, expect, it } from "vitest";
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import type { PolicyPatch } from "../../../shared/continuation-policy.ts";
-import { BLOCKED_FALLBACK_QUESTION, INVALID_BLOCK_CODE } from "./output-block.ts";
+import {
+  BLOCKED_FALLBACK_QUESTION,
+  COMPLETE_UNCONFIRMED_QUESTION,
+  INVALID_BLOCK_CODE,
+} from "./output-block.ts";
 import { dispositionOf } from "./policy.ts";
 import { Simulation } from "./simulation.ts";
 
@@ -53,6 +57,12 @@ function turn(ctx: { sim: Simulation; seq: number }, report: ContinuationBlockRe
     seq: ++ctx.seq,
     continuationBlock: report,
   });
+  deliverNext(ctx);
+}
+
+/** Lets the idle grace pass and starts the next turn if one was scheduled. */
+function deliverNext(ctx: { sim: Simulation; seq: number }): void {
+  const { sim } = ctx;
   sim.advance(3 * SECOND);
   const current = sim.worker("w-1").current;
   if (current?.state === "scheduled") {
@@ -106,14 +116,30 @@ describe("completion signal policy", () => {
     expect(ctx.sim.worker("w-1").conversation.reportedStatus).toBe("working");
   });
 
-  it("mcp: complete and blocked are advisory; only worker tools end or block", () => {
+  it("mcp (spec 27.3): complete and blocked are honoured by asking a person; only worker tools end the worker", () => {
     const ctx = start("mcp");
     turn(ctx, block("complete"));
+    // Complete cannot end it (its durable state does not say so), and it is not prompted again either.
     expect(ctx.sim.worker("w-1").status).toBe("active");
     expect(ctx.sim.worker("w-1").conversation.reportedStatus).toBe("complete");
+    expect(ctx.sim.worker("w-1").wait).toMatchObject({
+      kind: "human",
+      question: COMPLETE_UNCONFIRMED_QUESTION,
+    });
+    expect(ctx.sim.commandsFor("w-1")).toHaveLength(1);
+    ctx.sim.apply({ type: "human.resolve", workerId: "w-1", answer: "not yet: add tests" });
+    deliverNext(ctx);
+    expect(ctx.sim.commandsFor("w-1")).toHaveLength(2);
     turn(ctx, block("blocked", H2, "help"));
-    expect(dispositionOf(ctx.sim.worker("w-1"))).not.toBe("awaiting_human");
+    expect(dispositionOf(ctx.sim.worker("w-1"))).toBe("awaiting_human");
+    expect(ctx.sim.worker("w-1").wait).toMatchObject({ question: "help" });
+    expect(ctx.sim.commandsFor("w-1")).toHaveLength(2);
+    ctx.sim.apply({ type: "human.resolve", workerId: "w-1" });
+    deliverNext(ctx);
     expect(ctx.sim.commandsFor("w-1")).toHaveLength(3);
+    // Working is eligible for continuation as usual.
+    turn(ctx, block("working", H1));
+    expect(ctx.sim.commandsFor("w-1")).toHaveLength(4);
     // And missing or malformed blocks never pause an MCP worker.
     for (let i = 0; i < 5; i++) turn(ctx, i % 2 ? MISSING : MALFORMED);
     expect(ctx.sim.worker("w-1").pause).toBeUndefined();

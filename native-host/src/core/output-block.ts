@@ -25,7 +25,11 @@ export function applyBlock(
   report: ContinuationBlockReport | undefined,
   policy: ContinuationPolicy,
 ): BlockOutcome {
-  if (report === undefined || policy.completionSignal === "mcp" || w.status !== "active") return "none";
+  if (report === undefined || w.status !== "active") return "none";
+  if (policy.completionSignal === "mcp") {
+    honourUnderMcp(ctx, w, report);
+    return "none";
+  }
   const state = (w.outputBlock ??= { invalidStreak: 0 });
   if (report.result !== "block") return "invalid";
   state.invalidStreak = 0;
@@ -40,21 +44,45 @@ export function applyBlock(
       endWorker(ctx, w, "completed", "the continuation-state block says complete");
       return "valid";
     case "blocked":
-      if (w.wait?.kind !== "human") {
-        const question = report.summary ?? BLOCKED_FALLBACK_QUESTION;
-        w.wait = {
-          kind: "human",
-          reason: "the continuation-state block says blocked",
-          question,
-          requestedAt: ctx.now,
-        };
-        ctx.emit("worker.awaiting_human", w.runId, w.id, {
-          reason: "continuation_block",
-          question,
-        });
-      }
+      askPerson(
+        ctx,
+        w,
+        "the continuation-state block says blocked",
+        report.summary ?? BLOCKED_FALLBACK_QUESTION,
+      );
       return "valid";
   }
+}
+
+/** Shown when, under the `mcp` signal, the block says complete but the worker never called worker_complete. */
+export const COMPLETE_UNCONFIRMED_QUESTION =
+  "The assistant reports the objective complete but did not confirm it with worker_complete. Check the " +
+  "conversation: Stop the worker if it is done, or answer to let it continue.";
+
+/**
+ * Spec 27.3 under the `mcp` signal, where only the worker tools end a worker: the block still decides whether to
+ * prompt again. `blocked` suppresses automatic continuation until a person resolves it; `complete` cannot complete
+ * the worker (its durable state does not say so) but must not be answered with another prompt either, so a person
+ * confirms. `working` and missing or malformed blocks change nothing: the tools are the signal.
+ */
+function honourUnderMcp(ctx: Ctx, w: DraftWorker, report: ContinuationBlockReport): void {
+  if (report.result !== "block" || w.wait) return;
+  if (report.status === "blocked") {
+    askPerson(
+      ctx,
+      w,
+      "the continuation-state block says blocked",
+      report.summary ?? BLOCKED_FALLBACK_QUESTION,
+    );
+  } else if (report.status === "complete") {
+    askPerson(ctx, w, "the continuation-state block says complete", COMPLETE_UNCONFIRMED_QUESTION);
+  }
+}
+
+function askPerson(ctx: Ctx, w: DraftWorker, reason: string, question: string): void {
+  if (w.wait?.kind === "human") return;
+  w.wait = { kind: "human", reason, question, requestedAt: ctx.now };
+  ctx.emit("worker.awaiting_human", w.runId, w.id, { reason: "continuation_block", question });
 }
 
 /**

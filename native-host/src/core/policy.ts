@@ -1,6 +1,6 @@
 // Policy and disposition views of a worker: the effective continuation policy and the spec 7.3 disposition.
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
-import type { Disposition, Run, Worker } from "./model.ts";
+import type { Disposition, DomainState, Run, Worker } from "./model.ts";
 
 /** The run default with the worker's overrides on top (spec 7.1: run default inherited, worker override). */
 export function effectivePolicy(run: Run, worker: Worker): ContinuationPolicy {
@@ -21,4 +21,14 @@ export function dispositionOf(worker: Worker): Disposition {
     attempt?.state === "submitted" ||
     attempt?.state === "generating";
   return busy ? "running" : "awaiting_execution";
+}
+
+/**
+ * The policy that governs continuation now: the worker's own, except that the popup's global Auto Resume switch
+ * turned Off makes every worker manual (only explicit turns go out) without touching anyone's policy, so On
+ * restores each worker's own.
+ */
+export function governingPolicy(state: DomainState, run: Run, worker: Worker): ContinuationPolicy {
+  const policy = effectivePolicy(run, worker);
+  return state.autoResumeOff === true && policy.mode === "auto" ? { ...policy, mode: "manual" } : policy;
 }

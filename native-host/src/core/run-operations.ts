@@ -2,7 +2,7 @@
 import { applyPolicyPatch, DEFAULT_CONTINUATION_POLICY } from "../../../shared/continuation-policy.ts";
 import { type Ctx, type DraftRun, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
-import { endWorker } from "./worker-lifecycle.ts";
+import { endWorker, withdrawScheduled } from "./worker-lifecycle.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -36,11 +36,12 @@ export function stopRun(ctx: Ctx, input: Of<"run.stop">): Rejection | void {
   const run = activeRun(ctx, input.runId);
   if ("code" in run) return run;
   const reason = input.reason ?? "run stopped";
+  // Ended first, so the last worker's end does not also record the run as completed.
+  run.status = "cancelled";
+  run.endedAt = ctx.now;
   for (const w of workersOf(ctx, run.id)) {
     if (w.status === "active") endWorker(ctx, w, "cancelled", reason, "run_ended");
   }
-  run.status = "cancelled";
-  run.endedAt = ctx.now;
   ctx.emit("run.stopped", run.id, undefined, { reason });
 }
 
@@ -52,6 +53,7 @@ export function pauseAll(ctx: Ctx, input: Of<"run.pause_all">): Rejection | void
     if (w.status !== "active" || w.pause) continue;
     w.pause = { source: "run", reason: "paused all after current turns", at: ctx.now };
     ctx.emit("execution.paused", w.runId, w.id, { source: "run" });
+    withdrawScheduled(ctx, w);
     paused += 1;
   }
   ctx.emit("run.paused_all", run.id, undefined, { paused });
@@ -111,4 +113,34 @@ export function completeRunIfDone(ctx: Ctx, runId: string): void {
   run.status = root?.status === "failed" ? "failed" : "completed";
   run.endedAt = ctx.now;
   ctx.emit(run.status === "failed" ? "run.failed" : "run.completed", runId, undefined, {});
+}
+
+/**
+ * The popup's global Auto Resume switch. Off: no automatic continuation for any worker, adopted ones included, and
+ * scheduled turns an automatic wake asked for are withdrawn if they have not reached the page. On: every worker's own
+ * policy governs again. Each active run records the switch.
+ */
+export function setAutoResume(ctx: Ctx, input: Of<"auto_resume.set">): Rejection | void {
+  const off = !input.enabled;
+  if ((ctx.state.autoResumeOff ?? false) === off) return;
+  if (off) ctx.state.autoResumeOff = true;
+  else delete ctx.state.autoResumeOff;
+  for (const run of Object.values(ctx.base.runs)) {
+    if (run.status !== "active") continue;
+    ctx.touchedRuns.add(run.id);
+    ctx.emit("auto_resume.switched", run.id, undefined, { enabled: input.enabled });
+    if (!off) continue;
+    for (const w of workersOf(ctx, run.id)) {
+      if (w.status === "active" && w.current?.state === "scheduled" && !w.current.intent?.explicit) {
+        withdrawScheduled(ctx, w);
+      }
+    }
+  }
+}
+
+/** A browser connected: commands refused because none was there (or none answered in time) are tried at once. */
+export function executorConnected(ctx: Ctx, _input: Of<"executor.connected">): Rejection | void {
+  for (const w of ctx.findWorkers((x) => x.status === "active" && x.intent?.retry !== undefined)) {
+    if (w.intent) delete w.intent.retry;
+  }
 }

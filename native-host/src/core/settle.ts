@@ -7,7 +7,7 @@ import type { Ctx, DraftWorker } from "./context.ts";
 import { evaluateIntent } from "./evaluate.ts";
 import { addWake, dropIntent } from "./intents.ts";
 import type { AttemptReason, Delivery, DomainState, Intent, PromptKind, Run, Worker } from "./model.ts";
-import { effectivePolicy } from "./policy.ts";
+import { governingPolicy } from "./policy.ts";
 
 /** Tests switch the filter off to check that it never skips a worker settling would have changed. */
 export const settleOptions = { filter: true };
@@ -22,7 +22,7 @@ export function settleAll(ctx: Ctx): void {
     const mustLook = touched.has(id) || !plain || changedRuns.has(plain.runId);
     if (!mustLook && settleOptions.filter) {
       const run = ctx.base.runs[plain.runId];
-      if (!run || !mayAct(run, plain, ctx.now)) continue;
+      if (!run || !mayAct(ctx.base, run, plain, ctx.now)) continue;
     }
     const w = ctx.worker(id);
     if (w) settleWorker(ctx, w);
@@ -33,13 +33,14 @@ export function settleAll(ctx: Ctx): void {
  * A cheap, conservative pre-check: false only when `settleWorker` would certainly change nothing (no
  * intent, no due keepalive or stall deadline, no stall-clock switch, no idle runnable Auto Resume worker).
  */
-function mayAct(run: Run, w: Worker, now: number): boolean {
+function mayAct(state: DomainState, run: Run, w: Worker, now: number): boolean {
   if (w.intent) return true;
   if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined;
   if (w.keepaliveAt !== undefined && now >= w.keepaliveAt) return true;
-  const policy = effectivePolicy(run, w);
+  const policy = governingPolicy(state, run, w);
   if (stallClockShouldRun(w, policy) !== w.stall.clockRunning) return true;
   if (w.stall.clockRunning && now >= stallDeadline(w, policy)) return true;
+  if (now >= capDeadline(w, policy)) return true;
   const c = w.conversation;
   return policy.mode === "auto" && runnable(w) && (c.state === "idle" || c.state === "ready");
 }
@@ -52,8 +53,9 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
     w.keepaliveAt = undefined;
     return;
   }
-  const policy = effectivePolicy(run, w);
+  const policy = governingPolicy(ctx.state, run, w);
   runStallClock(ctx, w, policy);
+  checkCaps(ctx, w, policy);
   fireKeepalive(ctx, w, policy);
   wakeIdleRunnable(ctx, w, policy);
 
@@ -86,11 +88,11 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
   }
 }
 
-/** A product error or a lost tab holds the worker without it being the agent's fault: no stall time. */
+/** A product error, a rate limit or a lost tab holds the worker without it being the agent's fault: no stall time. */
 function stallClockShouldRun(w: Worker, policy: ContinuationPolicy): boolean {
   const c = w.conversation;
   const reachable = c.state !== "error" && c.state !== "closed" && c.binding !== "unavailable";
-  return policy.mode === "auto" && runnable(w) && reachable;
+  return policy.mode === "auto" && runnable(w) && reachable && w.rateLimit === undefined;
 }
 
 function runnable(w: Worker): boolean {
@@ -105,7 +107,8 @@ function runStallClock(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): vo
     w.stall.clockRunning = running;
     w.stall.baselineAt = ctx.now;
   }
-  if (!running) return;
+  // A turn still running is never stall-paused mid-turn: the time-based decision is taken when the turn ends.
+  if (!running || turnRunning(w)) return;
   const elapsed = ctx.now - w.stall.baselineAt;
   const minutes = Math.round(elapsed / 60_000);
   if (policy.stallPauseAfterNoProgressMs !== null && elapsed >= policy.stallPauseAfterNoProgressMs) {
@@ -117,6 +120,36 @@ function runStallClock(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): vo
   ) {
     warnStall(ctx, w, `no progress for ${minutes} min`);
   }
+}
+
+/** A turn is generating, or one we submitted has not been seen to end yet. */
+function turnRunning(w: Worker): boolean {
+  const state = w.current?.state;
+  return w.conversation.state === "generating" || state === "submitted" || state === "generating";
+}
+
+/**
+ * Optional per-worker caps (automatic turns, wall time), counted from spawn or the last Continue anyway on a cap:
+ * reaching one holds the worker ("cap reached") at a turn boundary.
+ */
+function checkCaps(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
+  if (w.pause || w.wait || turnRunning(w)) return;
+  const base = w.capBase ?? { autoResumes: 0, at: w.createdAt };
+  let why: string | undefined;
+  if (policy.maxAutoTurns !== null && w.autoResumes - base.autoResumes >= policy.maxAutoTurns) {
+    why = `${policy.maxAutoTurns} automatic turns reached`;
+  } else if (policy.maxWallTimeMs !== null && ctx.now - base.at >= policy.maxWallTimeMs) {
+    why = `wall time of ${Math.round(policy.maxWallTimeMs / 60_000)} min reached`;
+  }
+  if (!why) return;
+  w.pause = { source: "cap", reason: why, at: ctx.now };
+  ctx.emit("execution.paused", w.runId, w.id, { source: "cap", reason: why });
+}
+
+/** When the wall-time cap is reached (Infinity: no cap). */
+function capDeadline(w: Worker, policy: ContinuationPolicy): number {
+  if (policy.maxWallTimeMs === null || w.pause) return Infinity;
+  return (w.capBase?.at ?? w.createdAt) + policy.maxWallTimeMs;
 }
 
 /** Active keepalive (10.6): due even while generating; it becomes a coalesced, steerable wake. */
@@ -172,11 +205,13 @@ export function nextDeadline(state: DomainState, now: number): number | null {
   for (const w of Object.values(state.workers)) {
     const run = state.runs[w.runId];
     if (!run || run.status !== "active" || w.status !== "active") continue;
-    const policy = effectivePolicy(run, w);
+    const policy = governingPolicy(state, run, w);
     if (w.keepaliveAt !== undefined) earliest = Math.min(earliest, w.keepaliveAt);
-    if (w.stall.clockRunning) {
+    // Mid-turn the stall decision waits for the turn's end, which is an input, not a deadline.
+    if (w.stall.clockRunning && !turnRunning(w)) {
       earliest = Math.min(earliest, stallDeadline(w, policy));
     }
+    if (!turnRunning(w)) earliest = Math.min(earliest, capDeadline(w, policy));
     if (w.intent) {
       const d = evaluateIntent(run, w, w.intent, policy, now);
       if (d.kind === "wait") earliest = Math.min(earliest, d.until);

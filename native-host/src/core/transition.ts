@@ -7,9 +7,11 @@ import type { DomainState } from "./model.ts";
 import { ackCommand, changeBinding, commandResult, observeConversation } from "./observations.ts";
 import {
   createRun,
+  executorConnected,
   pauseAll,
   recordStoreLoss,
   resumeAll,
+  setAutoResume,
   setRunDefaultPolicy,
   stopRun,
 } from "./run-operations.ts";
@@ -60,6 +62,8 @@ const HANDLERS: {
   "binding.changed": changeBinding,
   "command.acked": ackCommand,
   "command.result": commandResult,
+  "executor.connected": executorConnected,
+  "auto_resume.set": setAutoResume,
   tick: () => undefined,
   "store.loss_accepted": recordStoreLoss,
 };

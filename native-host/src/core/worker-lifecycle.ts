@@ -5,6 +5,7 @@ import { isChatGptStartUrl } from "../../../shared/chatgpt-start-url.ts";
 import { recordProgress } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
+import { sendableError } from "./evaluate.ts";
 import { addWake, dropIntent } from "./intents.ts";
 import type { LifecycleStatus, Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
@@ -12,6 +13,9 @@ import { completeRunIfDone } from "./run-operations.ts";
 import { addClaims, checkSpawnWorktrees, releaseOnEnd } from "./worktrees.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
+
+/** Characters of a `worker_progress` summary kept (docs/privacy.md). */
+export const MAX_PROGRESS_SUMMARY = 2_000;
 
 const PATH = /^\/root(\/[a-z0-9][a-z0-9._-]*)*$/;
 
@@ -99,7 +103,12 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
   recordProgress(ctx, w, policyOf(ctx, w), true);
-  ctx.emit("worker.progress", w.runId, w.id, { cursor: w.stall.progressCursor });
+  // The summary is kept (bounded: docs/privacy.md) so the dashboard's timeline can show what the worker reported.
+  const summary = input.summary?.slice(0, MAX_PROGRESS_SUMMARY);
+  ctx.emit("worker.progress", w.runId, w.id, {
+    cursor: w.stall.progressCursor,
+    ...(summary ? { summary } : {}),
+  });
   wakeRootFor(ctx, w, "event:worker.progress");
 }
 
@@ -231,6 +240,19 @@ export function pause(ctx: Ctx, input: Of<"worker.pause">): Rejection | void {
   if (w.pause?.source === "operator") return;
   w.pause = { source: "operator", reason: input.reason ?? "paused after current turn", at: ctx.now };
   ctx.emit("execution.paused", w.runId, w.id, { source: "operator", reason: w.pause.reason });
+  withdrawScheduled(ctx, w);
+}
+
+/**
+ * Asks the executor to drop the worker's scheduled turn if it has not reached the page (spec 21.3): Pause and Auto
+ * Resume Off mean no new turn. If the executor already started submitting, its result is recorded as usual; if not,
+ * it answers CANCELLED and the wish to continue is kept, held by the pause.
+ */
+export function withdrawScheduled(ctx: Ctx, w: DraftWorker): void {
+  const current = w.current;
+  if (current?.state === "scheduled") {
+    ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: current.commandId });
+  }
 }
 
 /** Clears a pause; a stall pause is acknowledged (Continue anyway): the counter restarts, history stays. */
@@ -241,7 +263,10 @@ function clearPause(ctx: Ctx, w: DraftWorker, by: string): void {
   if (p.source === "stall") {
     w.stall.noProgressAttempts = 0;
     w.stall.warned = false;
+    w.stall.baselineAt = ctx.now;
   }
+  // Continue anyway on a cap allows another round up to it.
+  if (p.source === "cap") w.capBase = { autoResumes: w.autoResumes, at: ctx.now };
   ctx.emit("worker.resumed", w.runId, w.id, { released: `pause:${p.source}`, by });
 }
 
@@ -271,6 +296,17 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   if (w.pause && !input.clearPause) {
     return reject("WORKER_PAUSED", `worker ${w.path} is paused; ask to clear the pause to continue`);
   }
+  // Continue now makes one attempt or says why it cannot: never "accepted" and then nothing.
+  const c = w.conversation;
+  if (c.binding === "unavailable" || c.binding === "closed" || c.state === "closed") {
+    return reject(
+      "CONVERSATION_UNAVAILABLE",
+      `the conversation of ${w.path} is not open in any tab: open it in a tab (or stop the worker and keep the conversation going again from its tab)`,
+    );
+  }
+  if (c.state === "error" && !sendableError(c.errorCode)) {
+    return reject("CONVERSATION_BLOCKED", `${w.path}: ${blockedRemedy(c.errorCode)}`);
+  }
   if (w.wait) {
     w.wait = undefined;
     ctx.emit("worker.resumed", w.runId, w.id, { released: "override", by: "continue_now" });
@@ -280,10 +316,30 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   const coalesced = w.intent?.manual === true || w.current?.state === "scheduled";
   // While generating this queues one resume for after the turn (spec 15.2); the UI shows it as Resuming.
   addWake(ctx, w, { reason: "continue_now", explicit: true, manual: true });
-  // A person asks for the turn now: the wait for the conversation to change after an undelivered command ends here.
-  // That change may never come (a create that never reached a tab has no conversation to change).
-  if (w.intent) delete w.intent.awaitChangeAfter;
-  ctx.reply = { coalesced, afterCurrentTurn: w.conversation.state === "generating" };
+  // A person asks for the turn now: it overrides, once, a retry backoff, a rate-limit wait and a product error.
+  if (w.intent) {
+    w.intent.override = true;
+    delete w.intent.retry;
+    // A wake it joined may wait for a later time (the rate limit's end): Continue now means now.
+    if (w.intent.notBefore > ctx.now) w.intent.notBefore = ctx.now;
+  }
+  ctx.reply = { coalesced, afterCurrentTurn: c.state === "generating" };
+}
+
+/** Why Continue now cannot send into this page, and what a person does instead. */
+const BLOCKED_REMEDIES: Readonly<Record<string, string>> = {
+  NOT_SIGNED_IN:
+    "ChatGPT is signed out; sign in to chatgpt.com in the conversation's tab and it resumes by itself",
+  HUMAN_VERIFICATION:
+    "ChatGPT asks for a human check; complete it in the conversation's tab and it resumes by itself",
+  CONVERSATION_TOO_LONG:
+    "the conversation is too long to continue; continue the work in a new conversation or stop the worker",
+};
+
+function blockedRemedy(code: string | undefined): string {
+  return (
+    BLOCKED_REMEDIES[code ?? ""] ?? "a tool confirmation waits in the conversation; approve or deny it there"
+  );
 }
 
 export function followup(ctx: Ctx, input: Of<"worker.followup">): Rejection | void {

@@ -296,6 +296,9 @@ class CallContext implements OperationsContext {
   storeHealth() {
     return this.ctx.storeHealth();
   }
+  livenessEnv() {
+    return this.ctx.livenessEnv();
+  }
 
   private gone(): boolean {
     return this.scopes.some((s) => s.aborted);

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { runView, workerView } from "./views.ts";
 import { applyInput, defineOperation } from "./registry.ts";
+import { viewOf } from "./context.ts";
 
 export const conversationAdopt = defineOperation({
   name: "conversation_adopt",
@@ -34,8 +35,8 @@ export const conversationAdopt = defineOperation({
         ...(input.objective ? { objective: input.objective } : {}),
       },
       () => ({
-        worker: workerView(ctx.state, ctx.state.workers[workerId]!),
-        run: runView(ctx.state, ctx.state.runs[runId]!),
+        worker: workerView(ctx.state, ctx.state.workers[workerId]!, viewOf(ctx)),
+        run: runView(ctx.state, ctx.state.runs[runId]!, viewOf(ctx)),
       }),
     );
   },

@@ -1,7 +1,9 @@
 // What an operation may use: the domain state, the durable apply path and event reads. Implemented by the backend.
 import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
+import type { LivenessEnv } from "../core/liveness.ts";
 import type { TransitionResult } from "../core/transition.ts";
+import type { ViewContext } from "./views.ts";
 import type { EventFilter, StoredEvent } from "../store/recent-events.ts";
 import type { StoreHealth } from "../store/store-types.ts";
 
@@ -36,6 +38,13 @@ export interface OperationsContext {
   durable(): Promise<void>;
   /** Whether changes can be saved now: after the disk refused data, why, since when, and when it is tried again. */
   storeHealth(): StoreHealth;
+  /** The browser facts worker liveness needs (connected since when, commands queued for a tab slot). */
+  livenessEnv(): LivenessEnv;
+}
+
+/** The time and browser facts a view of this context is built with. */
+export function viewOf(ctx: OperationsContext): ViewContext {
+  return { now: ctx.now(), env: ctx.livenessEnv() };
 }
 
 export type OperationResult =

@@ -1,7 +1,7 @@
 // Worktree ownership and provenance tools (spec 24): claim and release a work location, and the read-only
 // provenance_get that answers who owns it, where it runs, which attempt is active and how it is doing.
 import { z } from "zod";
-import { fail, ok } from "./context.ts";
+import { fail, ok, viewOf } from "./context.ts";
 import { byConversation, byWorker, byWorktree, type Lookup, provenanceOf } from "./provenance-view.ts";
 import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { workerView } from "./views.ts";
@@ -27,7 +27,7 @@ export const workerClaimWorktree = defineOperation({
       { type: "worker.claim_worktree", workerId: input.workerId, worktree: input.worktree },
       (reply) => {
         const w = ctx.state.workers[input.workerId];
-        return { ...(reply ?? {}), worker: w ? workerView(ctx.state, w) : null };
+        return { ...(reply ?? {}), worker: w ? workerView(ctx.state, w, viewOf(ctx)) : null };
       },
     );
   },
@@ -46,7 +46,7 @@ export const workerReleaseWorktree = defineOperation({
       { type: "worker.release_worktree", workerId: input.workerId, worktree: input.worktree },
       (reply) => {
         const w = ctx.state.workers[input.workerId];
-        return { ...(reply ?? {}), worker: w ? workerView(ctx.state, w) : null };
+        return { ...(reply ?? {}), worker: w ? workerView(ctx.state, w, viewOf(ctx)) : null };
       },
     );
   },
@@ -86,7 +86,9 @@ export const provenanceGet = defineOperation({
     else found = byWorker(ctx.state, input.workerId!);
     if (!("worker" in found)) return Promise.resolve(fail(found.code, found.message));
     const w = found.worker;
-    return Promise.resolve(ok({ by, provenance: provenanceOf(ctx.state, w, ctx.attempts(w.id)) }));
+    return Promise.resolve(
+      ok({ by, provenance: provenanceOf(ctx.state, w, ctx.attempts(w.id), viewOf(ctx)) }),
+    );
   },
 });
 

@@ -5,7 +5,8 @@ import type { Attempt, DomainState, Worker } from "../core/model.ts";
 import { dispositionOf } from "../core/policy.ts";
 import { isEnded } from "../core/attempts.ts";
 import { normalizeWorktree } from "../core/worktrees.ts";
-import { type StateLabel, stateLabel } from "./views.ts";
+import { workerLiveness } from "../core/liveness.ts";
+import { detachedView, type StateLabel, stateLabel, type ViewContext } from "./views.ts";
 
 export interface AttemptProvenance {
   readonly id: string;
@@ -63,7 +64,12 @@ function attemptProvenance(a: Attempt): AttemptProvenance {
 }
 
 /** `stored` is the durable attempt history; the worker's current attempt in memory is the freshest copy. */
-export function provenanceOf(state: DomainState, w: Worker, stored: readonly Attempt[]): Provenance {
+export function provenanceOf(
+  state: DomainState,
+  w: Worker,
+  stored: readonly Attempt[],
+  view: ViewContext = detachedView(),
+): Provenance {
   const run = state.runs[w.runId];
   const current = w.current;
   const attempts = stored.map((a) => (current && a.id === current.id ? current : a));
@@ -86,7 +92,7 @@ export function provenanceOf(state: DomainState, w: Worker, stored: readonly Att
     activeAttempt: current && !isEnded(current.state) ? attemptProvenance(current) : null,
     attempts: attempts.map(attemptProvenance),
     autoResumes: w.autoResumes,
-    state: stateLabel(w, run),
+    state: stateLabel(w, run, workerLiveness(state, w, view.now, view.env)),
     disposition: dispositionOf(w),
   };
 }

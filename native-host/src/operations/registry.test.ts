@@ -1,5 +1,6 @@
 // invoke(): bad input refused as a result, and no answer before what the operation read is on disk.
 import { describe, expect, it } from "vitest";
+import { CONNECTED_ENV } from "../core/liveness.ts";
 import { OPERATIONS } from "./all-operations.ts";
 import type { OperationsContext } from "./context.ts";
 import { invoke } from "./registry.ts";
@@ -18,6 +19,7 @@ function emptyBackend(durable: () => Promise<void>): OperationsContext {
     inbox: () => [],
     durable,
     storeHealth: () => ({ writable: true }),
+    livenessEnv: () => CONNECTED_ENV,
   };
 }
 

@@ -1,7 +1,7 @@
 // Run tools (architecture §6): create, get, list, stop, pause all, resume all, default continuation policy.
 import { z } from "zod";
 import { policyPatchSchema } from "../../../shared/continuation-policy.ts";
-import { fail, ok } from "./context.ts";
+import { fail, ok, viewOf } from "./context.ts";
 import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { runView, workerView } from "./views.ts";
 
@@ -29,7 +29,7 @@ export const runCreate = defineOperation({
         ...(input.objective !== undefined ? { objective: input.objective } : {}),
         ...(input.policy ? { policy: input.policy } : {}),
       },
-      () => ({ run: runView(ctx.state, ctx.state.runs[id]!) }),
+      () => ({ run: runView(ctx.state, ctx.state.runs[id]!, viewOf(ctx)) }),
     );
   },
 });
@@ -45,8 +45,8 @@ export const runGet = defineOperation({
     if (!run) return Promise.resolve(fail("NOT_FOUND", `no run ${input.runId}`));
     const workers = Object.values(ctx.state.workers)
       .filter((w) => w.runId === run.id)
-      .map((w) => workerView(ctx.state, w));
-    return Promise.resolve(ok({ run: runView(ctx.state, run), workers }));
+      .map((w) => workerView(ctx.state, w, viewOf(ctx)));
+    return Promise.resolve(ok({ run: runView(ctx.state, run, viewOf(ctx)), workers }));
   },
 });
 
@@ -60,7 +60,7 @@ export const runList = defineOperation({
     const runs = Object.values(ctx.state.runs)
       .filter((r) => input.includeEnded === true || r.status === "active")
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => runView(ctx.state, r));
+      .map((r) => runView(ctx.state, r, viewOf(ctx)));
     return Promise.resolve(ok({ runs }));
   },
 });
@@ -76,7 +76,7 @@ export const runStop = defineOperation({
     return applyInput(
       ctx,
       { type: "run.stop", runId: input.runId, ...(input.reason ? { reason: input.reason } : {}) },
-      () => ({ run: runView(ctx.state, ctx.state.runs[input.runId]!) }),
+      () => ({ run: runView(ctx.state, ctx.state.runs[input.runId]!, viewOf(ctx)) }),
     );
   },
 });

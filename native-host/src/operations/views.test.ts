@@ -1,6 +1,7 @@
 // Operator words for a worker's state: a turn held only because Auto Resume is off reads Idle (Continue now is
 // offered), never Resuming; with Auto Resume on, or after Continue now, the pending turn is Resuming.
 import { describe, expect, it } from "vitest";
+import { CONNECTED_ENV } from "../core/liveness.ts";
 import { Simulation } from "../core/simulation.ts";
 import { runView, stateLabel, workerView } from "./views.ts";
 
@@ -11,7 +12,9 @@ function endedTurn(mode: "auto" | "manual"): Simulation {
   return sim;
 }
 
-const label = (sim: Simulation) => workerView(sim.state, sim.worker("w-1")).label;
+/** The view at the simulation's time (a browser connected). */
+const at = (sim: Simulation) => ({ now: sim.now, env: CONNECTED_ENV });
+const label = (sim: Simulation) => workerView(sim.state, sim.worker("w-1"), at(sim)).label;
 
 describe("stateLabel", () => {
   it("Auto Resume off: the idle turn held for a person is Idle, in the worker view and the run's counts", () => {
@@ -19,9 +22,17 @@ describe("stateLabel", () => {
     sim.advance(60_000);
     expect(sim.worker("w-1").intent).toBeDefined(); // the core still holds the wake (manual_policy)
     expect(label(sim)).toBe("Idle");
-    expect(runView(sim.state, sim.state.runs["run-1"]!).counts).toMatchObject({ Idle: 1, Resuming: 0 });
-    // Without its run the label cannot know the policy and says what the intent alone says.
-    expect(stateLabel(sim.worker("w-1"), undefined)).toBe("Resuming");
+    expect(runView(sim.state, sim.state.runs["run-1"]!, at(sim)).counts).toMatchObject({
+      Idle: 1,
+      Resuming: 0,
+    });
+    // The label is the liveness's word: held, Auto Resume off, with Continue now as the remedy.
+    expect(workerView(sim.state, sim.worker("w-1"), at(sim)).liveness).toMatchObject({
+      state: "held",
+      reason: "auto_resume_off",
+      remedy: { action: "continue_now" },
+    });
+    expect(stateLabel(sim.worker("w-1"), undefined)).toBe("Idle");
   });
 
   it("Auto Resume off, then Continue now: Resuming until the turn is sent", () => {
@@ -39,10 +50,10 @@ describe("stateLabel", () => {
     const sim = new Simulation();
     sim.start({ mode: "auto" });
     sim.observe("w-1", "error", "AWAITING_APPROVAL");
-    const view = workerView(sim.state, sim.worker("w-1"));
+    const view = workerView(sim.state, sim.worker("w-1"), at(sim));
     expect(view.label).toBe("Needs you");
     expect(view.conversation).toMatchObject({ state: "error", errorCode: "AWAITING_APPROVAL" });
-    expect(runView(sim.state, sim.state.runs["run-1"]!).counts).toMatchObject({ "Needs you": 1 });
+    expect(runView(sim.state, sim.state.runs["run-1"]!, at(sim)).counts).toMatchObject({ "Needs you": 1 });
     // Ten minutes later (far past the idle grace) nothing has been sent: the card is a person's decision.
     const before = sim.worker("w-1").current?.seq;
     sim.advance(10 * 60_000);

@@ -2,6 +2,8 @@
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import type { Attempt, DomainState, Run, Worker } from "../core/model.ts";
+import type { Liveness, LivenessReason } from "../../../shared/liveness.ts";
+import { CONNECTED_ENV, type LivenessEnv, workerLiveness } from "../core/liveness.ts";
 import { dispositionOf, effectivePolicy } from "../core/policy.ts";
 import { ownedClaims } from "../core/worktrees.ts";
 
@@ -18,31 +20,57 @@ export type StateLabel =
   | "Failed"
   | "Stopped";
 
+/** What views need besides the state: the time, and the browser facts only the host knows (connected, tab slots). */
+export interface ViewContext {
+  readonly now: number;
+  readonly env: LivenessEnv;
+}
+
+/** Views built without a host (tests, the CLI reading a store): now, with a browser taken as connected. */
+export function detachedView(): ViewContext {
+  return { now: Date.now(), env: CONNECTED_ENV };
+}
+
 /**
- * The worker's state in operator words. With its run given, a turn that only Auto Resume would send is not
- * "Resuming" while the worker's policy is manual: the core holds it (`manual_policy`) until a person acts, so the
- * worker is Idle and Continue now is offered.
+ * The worker's state in operator words, derived from its liveness (core/liveness.ts), the one source of what the
+ * operator sees: moving is Working, due is Resuming (a rate limit is Waiting), held is its reason's word.
  */
-export function stateLabel(w: Worker, run: Run | undefined): StateLabel {
-  if (awaitingApproval(w)) return "Needs you";
-  switch (dispositionOf(w)) {
+export function stateLabel(w: Worker, run: Run | undefined, liveness?: Liveness | null): StateLabel {
+  switch (w.status) {
     case "completed":
       return "Complete";
     case "failed":
       return "Failed";
     case "cancelled":
       return "Stopped";
-    case "awaiting_human":
-      return "Needs you";
-    case "awaiting_dependency":
-      return "Waiting";
-    case "paused":
-      return w.pause?.source === "stall" ? "Stalled" : "Paused";
-    case "running":
-      return w.current?.state === "scheduled" ? "Resuming" : "Working";
-    case "awaiting_execution":
-      return w.intent && !heldForPerson(w, w.intent, run) ? "Resuming" : "Idle";
+    case "active":
+      break;
   }
+  if (!liveness || !run) return "Idle";
+  switch (liveness.state) {
+    case "moving":
+      return "Working";
+    case "due":
+      return liveness.reason === "rate_limited" ? "Waiting" : "Resuming";
+    case "held":
+      return heldLabel(liveness);
+  }
+}
+
+/** Held reasons whose word is not simply "Needs you" (or "Waiting" when no person is needed). */
+const HELD_LABELS: Partial<Readonly<Record<LivenessReason, StateLabel>>> = {
+  paused: "Paused",
+  run_paused: "Paused",
+  cap_reached: "Paused",
+  stalled: "Stalled",
+  auto_resume_off: "Idle",
+  waiting_for_workers: "Waiting",
+  waiting_for_dependency: "Waiting",
+  tab_slot: "Waiting",
+};
+
+function heldLabel(l: Liveness): StateLabel {
+  return HELD_LABELS[l.reason] ?? (l.needsYou ? "Needs you" : "Waiting");
 }
 
 /**
@@ -57,11 +85,6 @@ export function awaitingApproval(w: Worker): boolean {
   );
 }
 
-/** Mirrors the core's `manual_policy` hold (evaluate.ts): manual mode delivers only explicit intents. */
-function heldForPerson(w: Worker, intent: NonNullable<Worker["intent"]>, run: Run | undefined): boolean {
-  return run !== undefined && effectivePolicy(run, w).mode === "manual" && !intent.explicit;
-}
-
 export interface WorkerView {
   readonly id: string;
   readonly runId: string;
@@ -72,6 +95,10 @@ export interface WorkerView {
   readonly status: Worker["status"];
   readonly disposition: ReturnType<typeof dispositionOf>;
   readonly label: StateLabel;
+  /** Moving, due (with its time) or held (with the reason and remedy): null once the worker has ended. */
+  readonly liveness: Liveness | null;
+  /** Turns confirmed submitted: what the UI numbers (refused steers and undelivered commands are not turns). */
+  readonly turns: number;
   readonly summary: string | null;
   readonly attempt: { readonly seq: number; readonly reason: string; readonly state: string } | null;
   readonly autoResumes: number;
@@ -100,9 +127,10 @@ export interface WorkerView {
   readonly adopted: boolean;
 }
 
-export function workerView(state: DomainState, w: Worker): WorkerView {
+export function workerView(state: DomainState, w: Worker, view: ViewContext = detachedView()): WorkerView {
   const run = state.runs[w.runId];
   const attempt: Attempt | undefined = w.current;
+  const liveness = workerLiveness(state, w, view.now, view.env) ?? null;
   return {
     id: w.id,
     runId: w.runId,
@@ -112,7 +140,9 @@ export function workerView(state: DomainState, w: Worker): WorkerView {
     acceptance: w.acceptance,
     status: w.status,
     disposition: dispositionOf(w),
-    label: stateLabel(w, run),
+    label: stateLabel(w, run, liveness),
+    liveness,
+    turns: w.turns ?? 0,
     summary: w.summary ?? null,
     attempt: attempt ? { seq: attempt.seq, reason: attempt.reason, state: attempt.state } : null,
     autoResumes: w.autoResumes,
@@ -148,7 +178,7 @@ export interface RunView {
   readonly counts: Readonly<Record<StateLabel, number>>;
 }
 
-export function runView(state: DomainState, run: Run): RunView {
+export function runView(state: DomainState, run: Run, view: ViewContext = detachedView()): RunView {
   const counts: Record<StateLabel, number> = {
     Working: 0,
     Resuming: 0,
@@ -161,7 +191,10 @@ export function runView(state: DomainState, run: Run): RunView {
     Failed: 0,
     Stopped: 0,
   };
-  for (const w of Object.values(state.workers)) if (w.runId === run.id) counts[stateLabel(w, run)] += 1;
+  for (const w of Object.values(state.workers)) {
+    if (w.runId !== run.id) continue;
+    counts[stateLabel(w, run, workerLiveness(state, w, view.now, view.env))] += 1;
+  }
   return {
     id: run.id,
     name: run.name,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { policyPatchSchema } from "../../../shared/continuation-policy.ts";
 import type { Input } from "../core/inputs.ts";
 import { effectivePolicy } from "../core/policy.ts";
-import { fail, ok, type OperationsContext } from "./context.ts";
+import { fail, ok, type OperationsContext, viewOf } from "./context.ts";
 import { applyInput, defineOperation, READ_ONLY } from "./registry.ts";
 import { workerView } from "./views.ts";
 
@@ -11,14 +11,14 @@ const workerId = z.string().min(1).describe("Worker id, as returned by worker_sp
 const text = (max: number) => z.string().min(1).max(max);
 const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
-function viewOf(ctx: OperationsContext, id: string) {
+function workerReply(ctx: OperationsContext, id: string) {
   const w = ctx.state.workers[id];
-  return { worker: w ? workerView(ctx.state, w) : null };
+  return { worker: w ? workerView(ctx.state, w, viewOf(ctx)) : null };
 }
 
 /** The common shape of a tool that applies one input to one worker and answers with the worker. */
 function workerInput(ctx: OperationsContext, input: Input, id: string) {
-  return applyInput(ctx, input, (reply) => ({ ...viewOf(ctx, id), ...(reply ?? {}) }));
+  return applyInput(ctx, input, (reply) => ({ ...workerReply(ctx, id), ...(reply ?? {}) }));
 }
 
 export const workerSpawn = defineOperation({
@@ -98,7 +98,7 @@ export const workerGet = defineOperation({
       outcome: a.outcome ?? null,
       errorCode: a.errorCode ?? null,
     }));
-    return Promise.resolve(ok({ worker: workerView(ctx.state, w), attempts }));
+    return Promise.resolve(ok({ worker: workerView(ctx.state, w, viewOf(ctx)), attempts }));
   },
 });
 
@@ -116,7 +116,7 @@ export const workerList = defineOperation({
           (!input.unfinishedOnly || w.status === "active"),
       )
       .sort((a, b) => a.createdAt - b.createdAt)
-      .map((w) => workerView(ctx.state, w));
+      .map((w) => workerView(ctx.state, w, viewOf(ctx)));
     return Promise.resolve(ok({ workers }));
   },
 });

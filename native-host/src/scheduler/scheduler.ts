@@ -1,4 +1,5 @@
 // The scheduler shell: feeds inputs to the repository, carries out effects once durable, keeps one timer.
+import type { LivenessEnv } from "../core/liveness.ts";
 import type { Clock } from "../core/context.ts";
 import type { Effect, ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
@@ -11,6 +12,8 @@ import { faultPoint } from "../host/fault-points.ts";
 export interface CommandSink {
   dispatch(command: ExecutorCommand): void;
   cancel(workerId: string, commandId: string): void;
+  /** The browser facts worker liveness needs (the executor bridge knows them). */
+  livenessEnv?(): LivenessEnv;
 }
 
 export interface SchedulerDeps {

@@ -7,12 +7,15 @@ import { dispositionOf } from "../core/policy.ts";
 import { type TransitionResult, transition } from "../core/transition.ts";
 import { AttemptCache } from "./attempt-cache.ts";
 import type { DurableStore } from "./durable-store.ts";
+import { KeptSummaries, type SummaryChange } from "./progress-summaries.ts";
 import { type EventFilter, RecentEvents, type StoredEvent } from "./recent-events.ts";
 import type { ReadTx, WriteTx } from "./store-types.ts";
 
 export type { StoredEvent } from "./recent-events.ts";
 
 const EVENT_SEQ_KEY = "event_seq";
+/** The popup's global Auto Resume switch, Off when "1". */
+const AUTO_RESUME_OFF_KEY = "auto_resume_off";
 
 /**
  * The only writer of domain tables. `apply` runs the core transition and writes what changed in the
@@ -23,6 +26,8 @@ export class DomainRepository {
   /** What agents re-read most, kept in memory and updated with every write (the tables stay the truth). */
   private recent: RecentEvents;
   private attemptCache = new AttemptCache();
+  /** Which events still hold a progress summary, per worker (bounded to the newest 50: docs/privacy.md). */
+  private summaries = new KeptSummaries();
 
   private constructor(
     private readonly store: DurableStore,
@@ -51,6 +56,7 @@ export class DomainRepository {
     this.eventSeq = eventSeq;
     this.recent = new RecentEvents(eventSeq);
     this.attemptCache = new AttemptCache();
+    this.summaries = new KeptSummaries();
   }
 
   get lastEventSeq(): number {
@@ -64,12 +70,12 @@ export class DomainRepository {
     const events = result.effects.flatMap((e) => (e.kind === "event" ? [e.event] : []));
     const firstSeq = this.eventSeq + 1;
     // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
-    let written: WrittenEvents = { dataJson: [], attempts: [] };
+    let written: WrittenEvents = { dataJson: [], attempts: [], summaries: [] };
     let ran = false;
     const durable = this.store.write((tx) => {
       ran = true;
       writeChanges(tx, prev, result.state);
-      written = writeEvents(tx, events, firstSeq);
+      written = writeEvents(tx, events, firstSeq, this.summaries);
     });
     // A store that takes no writes (closed, failed, or the disk refusing data) rejects without running the callback:
     // then nothing may change in memory either.
@@ -77,6 +83,8 @@ export class DomainRepository {
     this.current = result.state;
     this.eventSeq += events.length;
     this.recent.add(events, written.dataJson, firstSeq);
+    this.summaries.commit(written.summaries);
+    this.recent.dropSummaries(written.summaries.flatMap((c) => c.stripped));
     for (const a of written.attempts) this.attemptCache.written(a.workerId, a.json);
     await durable;
     return result;
@@ -152,6 +160,9 @@ export class DomainRepository {
       // The run's events leave the live table when the move commits: forget the kept ones first, so no read in
       // between answers from memory what the table no longer holds (the move is all or nothing).
       this.recent.clear(this.eventSeq);
+      this.summaries.forget(
+        Object.values(this.current.workers).flatMap((w) => (w.runId === run.id ? [w.id] : [])),
+      );
       moved += await this.store.moveToArchive(
         { sql: "SELECT * FROM events WHERE run_id = ? ORDER BY seq", params: [run.id] },
         { sql: "DELETE FROM events WHERE run_id = ?", params: [run.id] },
@@ -203,7 +214,8 @@ function loadState(q: ReadTx): DomainState {
       unread[m.id] = m;
     }
   }
-  return { runs, workers, unread };
+  const off = q.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [AUTO_RESUME_OFF_KEY]);
+  return { runs, workers, unread, ...(off?.value === "1" ? { autoResumeOff: true } : {}) };
 }
 
 /**
@@ -218,6 +230,12 @@ function loadEventSeq(q: ReadTx): number {
 
 /** Upserts exactly the records the transition replaced (immer keeps unchanged ones identical). */
 function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
+  if ((prev.autoResumeOff ?? false) !== (next.autoResumeOff ?? false)) {
+    tx.run(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [AUTO_RESUME_OFF_KEY, next.autoResumeOff === true ? "1" : "0"],
+    );
+  }
   // An upsert, not INSERT OR REPLACE: that deletes the row and inserts it again under a new rowid, rewriting every
   // index page it is in, where updating the unindexed columns in place changes just the row's own page.
   for (const [id, run] of Object.entries(next.runs)) {
@@ -248,15 +266,28 @@ function writeChanges(tx: WriteTx, prev: DomainState, next: DomainState): void {
   }
 }
 
-/** The stored text of what writeEvents wrote: each event's data, and each attempt row with its worker. */
+/**
+ * The stored text of what writeEvents wrote: each event's data, each attempt row with its worker, and what it did to
+ * the progress summaries kept.
+ */
 interface WrittenEvents {
   dataJson: string[];
   attempts: { workerId: string; json: string }[];
+  summaries: SummaryChange[];
 }
 
-/** Appends events and projects execution attempts (every attempt change carries its snapshot). */
-function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: number): WrittenEvents {
-  const written: WrittenEvents = { dataJson: [], attempts: [] };
+/**
+ * Appends events and projects execution attempts (every attempt change carries its snapshot). A new progress summary
+ * bounds its worker's kept summaries in the same transaction (docs/privacy.md).
+ */
+function writeEvents(
+  tx: WriteTx,
+  events: readonly DomainEvent[],
+  firstSeq: number,
+  summaries: KeptSummaries,
+): WrittenEvents {
+  const written: WrittenEvents = { dataJson: [], attempts: [], summaries: [] };
+  const summarised = new Map<string, number[]>();
   events.forEach((e, i) => {
     const data = JSON.stringify(e.data);
     written.dataJson.push(data);
@@ -278,6 +309,10 @@ function writeEvents(tx: WriteTx, events: readonly DomainEvent[], firstSeq: numb
         [attempt.id, attempt.runId, attempt.workerId, attempt.seq, attempt.state, json],
       );
     }
+    if (e.type === "worker.progress" && e.workerId && typeof e.data.summary === "string") {
+      summarised.set(e.workerId, [...(summarised.get(e.workerId) ?? []), firstSeq + i]);
+    }
   });
+  for (const [workerId, added] of summarised) written.summaries.push(summaries.bound(tx, workerId, added));
   return written;
 }

@@ -70,4 +70,17 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE json_type(data, '$.defaultPolicy.pauseAfterInvalidBlocks') IS NULL;
     `,
   },
+  {
+    version: 3,
+    name: "caps-and-rate-limit-policy",
+    // Runs stored before the per-worker caps and the rate-limit buffer get the defaults (no caps, 2 min buffer).
+    sql: `
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.maxAutoTurns', json('null'))
+        WHERE json_type(data, '$.defaultPolicy.maxAutoTurns') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.maxWallTimeMs', json('null'))
+        WHERE json_type(data, '$.defaultPolicy.maxWallTimeMs') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.rateLimitBufferMs', 120000)
+        WHERE json_type(data, '$.defaultPolicy.rateLimitBufferMs') IS NULL;
+    `,
+  },
 ];

@@ -66,6 +66,20 @@ export class RecentEvents {
     }
   }
 
+  /**
+   * The table dropped these events' progress summaries (only the newest 50 per worker keep theirs: docs/privacy.md);
+   * the kept copies drop them too, so a read from memory never returns text the table no longer holds.
+   */
+  dropSummaries(seqs: readonly number[]): void {
+    for (const seq of seqs) {
+      const i = seq - this.first;
+      const e = this.events[i];
+      if (!e || e.seq !== seq || !("summary" in e.data)) continue;
+      const { summary: _dropped, ...data } = e.data;
+      this.events[i] = freeze({ ...e, data }, true);
+    }
+  }
+
   /** Forgets everything kept (events left the live table); later events start a new window. */
   clear(lastSeq: number): void {
     this.events = [];

@@ -17,6 +17,9 @@ const CONNECTION_PRAGMAS = [
   "PRAGMA journal_mode = MEMORY",
   "PRAGMA synchronous = OFF",
   "PRAGMA foreign_keys = ON",
+  // Text removed from a row (a progress summary past the last 50, docs/privacy.md) must not linger in free pages that
+  // the next snapshot would copy; FAST zeroes it where that costs no extra I/O (measured: no slower commits).
+  "PRAGMA secure_delete = FAST",
 ];
 
 /**
