@@ -30,13 +30,16 @@ const MESSAGE_PURPOSE: Readonly<Record<string, string>> = {
   binding:
     "A worker's tab binding changed: bound, unavailable (cannot be recovered) or closed (tab removed).",
   "ui.request": "A popup, dashboard or overlay call of one operation of the shared operations layer.",
+  "executor.settings":
+    "The browser's settings changed: `maxGenerating`, the tabs it may have generating at once; the host queues commands beyond it.",
   welcome:
     "The host's answer to `hello`: its version and the executor id it registered; carries an error when protocol versions differ.",
   command: "Submit a turn: create a conversation, send a follow-up/continuation, or steer a generating turn.",
   "command.cancel":
     "Withdraw a command the executor has not started submitting (e.g. the worker was paused).",
   "ui.response": "The result of a `ui.request`, or its `{code, message}` error.",
-  "ui.changed": "Push: new durable events exist up to `eventSeq`, so open views refresh.",
+  "ui.changed":
+    "Push: new durable events exist up to `eventSeq`, or a worker's place in the tab-slot queue or the browser connection changed, so open views refresh.",
 };
 
 type JsonSchema = {

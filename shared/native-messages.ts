@@ -9,7 +9,11 @@ export const PROTOCOL_VERSION = 1;
 /** Chromium and Firefox both drop a port whose host→browser frame exceeds 1 MiB; stay well under it. */
 export const MAX_HOST_MESSAGE_BYTES = 1024 * 1024 - 64 * 1024;
 
+/** The most tabs a browser may let generate at once (the options page offers 1 to this). */
+export const MAX_GENERATING_LIMIT = 20;
+
 const id = z.string().min(1).max(200);
+const maxGenerating = z.number().int().min(1).max(MAX_GENERATING_LIMIT);
 const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
 const bindingState = z.enum(["bound", "unavailable", "closed"]);
 const journalPhase = z.enum(["received", "submission-started", "submitted", "completed", "failed"]);
@@ -58,7 +62,14 @@ export const helloSchema = z
           .strict(),
       )
       .max(1_000),
+    /** Tabs this browser may have generating at once (its settings); the host queues commands beyond it. Default 3. */
+    maxGenerating: maxGenerating.optional(),
   })
+  .strict();
+
+/** The browser's settings changed (the options page): the host applies the new limit of generating tabs at once. */
+export const executorSettingsSchema = z
+  .object({ kind: z.literal("executor.settings"), maxGenerating })
   .strict();
 
 export const commandAckSchema = z
@@ -90,6 +101,8 @@ export const conversationStateSchema = z
     continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
     /** With an idle/ready report after a turn: the newest assistant turn's block (issue 8, `continuationBlockReport`). */
     continuationBlock: continuationBlockReportSchema.optional(),
+    /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so. */
+    resetAt: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -116,6 +129,7 @@ export const extensionMessageSchema = z.discriminatedUnion("kind", [
   conversationStateSchema,
   bindingSchema,
   uiRequestSchema,
+  executorSettingsSchema,
 ]);
 
 // ── host → extension ────────────────────────────────────────────────────────────────────────────
@@ -150,7 +164,10 @@ export const commandSchema = z
     runId: id,
     workerId: id,
     conversationUrl: url.optional(),
-    /** Epoch ms after which the executor must not start submitting (it reports DEADLINE_EXCEEDED). */
+    /**
+     * Epoch ms after which the executor must not start submitting (it reports DEADLINE_EXCEEDED). Set when the host
+     * sends the command, so time it waited in the host for a browser or a tab slot does not count.
+     */
     deadlineAt: z.number().int(),
     prompt: promptSchema,
   })

@@ -3,6 +3,7 @@
 // It never decides that another turn is warranted (spec 12.1): it only submits what the host commands.
 import { isChatGptStartUrl } from "../../shared/chatgpt-start-url.ts";
 import {
+  MAX_GENERATING_LIMIT,
   PROTOCOL_VERSION,
   type CommandMessage,
   type ExtensionMessage,
@@ -43,11 +44,14 @@ import {
   type PortHandle,
   type Timers,
 } from "./native-connection.ts";
-import { AbortedError, GeneratingLimiter, SerialQueues } from "./queue.ts";
+import { GeneratingTabs, SerialQueues } from "./queue.ts";
 import { checkContentSender, isExtensionPageSender } from "./sender.ts";
 
 export interface ExecutorOptions {
-  /** Tabs generating at once across workers, unless the `maxGenerating` preference says otherwise. */
+  /**
+   * Tabs generating at once across workers, unless the `maxGenerating` preference says otherwise. The host keeps the
+   * limit (it sends a command only when a slot is free); this browser tells it in `hello` and `executor.settings`.
+   */
   readonly maxGenerating: number;
   /** How long a tab may take to load the content script before a command fails (nothing submitted). */
   readonly contentReadyTimeoutMs: number;
@@ -57,7 +61,7 @@ export interface ExecutorOptions {
   readonly probeTimeoutMs: number;
   /** After a restart: how long to wait for a tab's content script to come back before failing closed. */
   readonly recoveryWaitMs: number;
-  /** A slot of the generating limit is released at the latest after this long without an idle report. */
+  /** A tab stops counting as generating at the latest after this long without an idle report. */
   readonly generatingHoldMs: number;
   /** Finished journal entries are kept this long (to answer a redelivered command), and at most this many. */
   readonly journalKeepMs: number;
@@ -118,7 +122,7 @@ export class Executor {
   private readonly prefs: PrefStore;
   private readonly content: ContentChannel;
   private readonly queues = new SerialQueues();
-  private readonly limiter: GeneratingLimiter;
+  private readonly generatingTabs = new GeneratingTabs();
   private executorId = "";
   private focusNewTabs = false;
   private ready: Promise<void> = new Promise(() => undefined);
@@ -150,7 +154,6 @@ export class Executor {
     this.journal = new JournalStore(deps.db);
     this.prefs = new PrefStore(deps.db);
     this.content = new ContentChannel(deps.api, deps.timers);
-    this.limiter = new GeneratingLimiter(this.opts.maxGenerating);
     this.connection = new NativeConnection({
       api: deps.api,
       timers: deps.timers,
@@ -223,7 +226,7 @@ export class Executor {
     return {
       executorId: this.executorId,
       connection: this.connection.health(),
-      generating: this.limiter.size,
+      generating: this.generatingTabs.size,
       maxGenerating: this.maxGenerating,
       ...(this.hostVersion !== undefined ? { hostVersion: this.hostVersion } : {}),
     };
@@ -234,12 +237,18 @@ export class Executor {
     return this.send(message);
   }
 
-  /** The options page changed the limit of tabs generating at once; kept as the `maxGenerating` preference. */
+  /**
+   * The options page changed the limit of tabs generating at once: kept as the `maxGenerating` preference and told to
+   * the host, which keeps the limit (without a port now, the next `hello` carries it).
+   */
   async setMaxGenerating(limit: number): Promise<void> {
     await this.ready;
     await this.prefs.set("maxGenerating", limit);
     this.maxGenerating = limit;
-    this.limiter.setLimit(limit);
+    await this.step(() => {
+      this.send({ kind: "executor.settings", maxGenerating: Math.min(limit, MAX_GENERATING_LIMIT) });
+      return Promise.resolve();
+    });
   }
 
   /** Managed tabs as this browser knows them (the views' "current conversation" and diagnostics). */
@@ -293,7 +302,6 @@ export class Executor {
       await this.prefs.set("executorId", this.executorId);
     }
     this.maxGenerating = await this.prefs.get("maxGenerating", this.opts.maxGenerating, isPositiveInt);
-    this.limiter.setLimit(this.maxGenerating);
     this.focusNewTabs = await this.prefs.get("focusNewTabs", false, isBool);
     for (const o of await db.observed.toArray()) this.lastSeq.set(o.workerId, o.seq);
 
@@ -488,6 +496,8 @@ export class Executor {
         ...(e.errorCode !== undefined ? { errorCode: e.errorCode } : {}),
         ...(e.url !== undefined ? { url: e.url } : {}),
       })),
+      // A preference stored out of range must not make the host refuse the whole hello.
+      maxGenerating: Math.min(this.maxGenerating, MAX_GENERATING_LIMIT),
     };
     const told = entries.filter((e) => e.phase === "submitted" || e.phase === "failed");
     return { message, contents: { commandIds: told.map((e) => e.commandId), bindings } };
@@ -629,11 +639,12 @@ export class Executor {
     if (this.now() > entry.deadlineAt)
       return fail("DEADLINE_EXCEEDED", "the deadline passed before submission");
 
+    // Counted as generating from here; the host already kept the limit, so nothing waits for a slot here.
     const needsSlot = entry.type !== "conversation.steer";
     let submitted = false;
     let createdTab: { tabId: number; previous: BindingRecord | undefined } | undefined;
     try {
-      if (needsSlot) await this.limiter.acquire(workerId, signal);
+      if (needsSlot) this.generatingTabs.occupy(workerId);
       const target = await this.targetTab(entry);
       if ("errorCode" in target) return await fail(target.errorCode, target.detail);
       if (target.created) createdTab = { tabId: target.tabId, previous: target.previous };
@@ -675,9 +686,6 @@ export class Executor {
         : await this.unknownOutcome(tabId, started, reply.error);
       submitted = outcome.outcome === "submitted";
       await this.finish(started, outcome);
-    } catch (e) {
-      if (e instanceof AbortedError) return;
-      throw e;
     } finally {
       this.inFlight.delete(commandId);
       this.submitting.delete(workerId);
@@ -852,7 +860,7 @@ export class Executor {
     await api.tabs.remove(tabId).catch(() => undefined);
   }
 
-  // ── the generating limit ──────────────────────────────────────────────────────────────────────
+  // ── tabs generating (counted for the health; the host keeps the limit) ─────────────────────────
 
   private holdSlot(workerId: string): void {
     const old = this.holdTimers.get(workerId);
@@ -861,9 +869,11 @@ export class Executor {
       workerId,
       this.deps.timers.setTimeout(() => {
         this.holdTimers.delete(workerId);
-        this.deps.log.warn(`${workerId}: no idle report within the hold time; its generating slot is freed`);
+        this.deps.log.warn(
+          `${workerId}: no idle report within the hold time; no longer counted as generating`,
+        );
         this.observedGenerating.delete(workerId);
-        this.limiter.release(workerId);
+        this.generatingTabs.release(workerId);
       }, this.opts.generatingHoldMs),
     );
   }
@@ -872,7 +882,7 @@ export class Executor {
     const timer = this.holdTimers.get(workerId);
     if (timer !== undefined) this.deps.timers.clearTimeout(timer);
     this.holdTimers.delete(workerId);
-    this.limiter.release(workerId);
+    this.generatingTabs.release(workerId);
   }
 
   // ── content scripts and tabs ──────────────────────────────────────────────────────────────────
@@ -934,7 +944,7 @@ export class Executor {
   private observe(workerId: string, report: StateReport, how: { report: boolean }): Promise<void> {
     if (report.state === "generating") {
       this.observedGenerating.add(workerId);
-      this.limiter.occupy(workerId);
+      this.generatingTabs.occupy(workerId);
     } else {
       this.observedGenerating.delete(workerId);
       // A report racing our own submission says nothing about the turn we are starting: keep the slot.
@@ -972,6 +982,7 @@ export class Executor {
         ...(record.continuationStatus !== undefined ? { continuationStatus: record.continuationStatus } : {}),
         // Forwarded, never stored here: the host decides what the block means for the worker (issue 8).
         ...(report.continuationBlock !== undefined ? { continuationBlock: report.continuationBlock } : {}),
+        ...(report.resetAt !== undefined ? { resetAt: report.resetAt } : {}),
       });
     });
   }

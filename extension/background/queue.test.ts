@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AbortedError, GeneratingLimiter, SerialQueues } from "./queue.ts";
+import { GeneratingTabs, SerialQueues } from "./queue.ts";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -42,36 +42,16 @@ describe("SerialQueues", () => {
   });
 });
 
-describe("GeneratingLimiter", () => {
-  it("admits N workers, queues the rest in order, lets a holder through again", async () => {
-    const limit = new GeneratingLimiter(2);
-    const admitted: string[] = [];
-    const take = (w: string, signal?: AbortSignal) => limit.acquire(w, signal).then(() => admitted.push(w));
-    void take("a");
-    void take("b");
-    void take("c");
-    void take("d");
-    await tick();
-    expect(admitted).toEqual(["a", "b"]);
-    await take("a"); // already holds a slot
-    limit.release("b");
-    await tick();
-    expect(admitted).toEqual(["a", "b", "a", "c"]);
-    limit.setLimit(3);
-    await tick();
-    expect(admitted.at(-1)).toBe("d");
-    expect(limit.size).toBe(3);
-  });
-
-  it("counts a generation it did not start, and gives up a wait on abort", async () => {
-    const limit = new GeneratingLimiter(1);
-    limit.occupy("typed-by-hand");
-    const abort = new AbortController();
-    const waiting = limit.acquire("w", abort.signal);
-    abort.abort();
-    await expect(waiting).rejects.toBeInstanceOf(AbortedError);
-    limit.release("typed-by-hand");
-    await limit.acquire("w");
-    expect(limit.holds("w")).toBe(true);
+describe("GeneratingTabs", () => {
+  it("counts each worker's tab once, whoever started the generation, and never makes anyone wait", () => {
+    const tabs = new GeneratingTabs();
+    for (const w of ["a", "b", "c", "d"]) tabs.occupy(w); // more than any limit: the host keeps that
+    tabs.occupy("a");
+    expect(tabs.size).toBe(4);
+    tabs.release("b");
+    tabs.release("b");
+    expect(tabs.size).toBe(3);
+    expect(tabs.holds("a")).toBe(true);
+    expect(tabs.holds("b")).toBe(false);
   });
 });

@@ -76,6 +76,7 @@ export class ScriptedExtension {
   async hello(
     bindings: Extract<ExtensionMessage, { kind: "hello" }>["bindings"] = [],
     journal: Extract<ExtensionMessage, { kind: "hello" }>["journal"] = [],
+    settings: { maxGenerating?: number } = {},
   ): Promise<void> {
     const before = this.received.filter((m) => m.kind === "welcome").length;
     this.send({
@@ -86,6 +87,7 @@ export class ScriptedExtension {
       extensionVersion: "0.1.0",
       bindings,
       journal,
+      ...settings,
     });
     await waitFor(() => this.received.filter((m) => m.kind === "welcome").length > before, "welcome");
   }

@@ -1,5 +1,6 @@
 // Executor connections (extension ports, relayed or direct): the hello/welcome handshake, journal
-// reconciliation (spec 12.4, 13.2), routing commands to the executor holding the worker's binding, ui.request.
+// reconciliation (spec 12.4, 13.2), routing commands to the executor holding the worker's binding through its tab
+// slots (docs/host.md, "Tab slots"), the browser facts worker liveness needs, ui.request.
 import {
   MAX_HOST_MESSAGE_BYTES,
   PROTOCOL_VERSION,
@@ -14,9 +15,11 @@ import {
   type HostSettings,
   hostSettingsParamsSchema,
 } from "../../../shared/host-settings.ts";
-import { pendingCommands } from "../core/commands.ts";
+import { COMMAND_DEADLINE_MS } from "../core/attempts.ts";
+import { COMMAND_TYPES, pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
+import type { Dispatch, LivenessEnv } from "../core/liveness.ts";
 import type { Run, Worker } from "../core/model.ts";
 import {
   fail,
@@ -30,6 +33,7 @@ import type { CommandSink } from "../scheduler/scheduler.ts";
 import { isStoreError } from "../store/store-error.ts";
 import type { StoreLogger } from "../store/store-types.ts";
 import { faultPoint } from "../host/fault-points.ts";
+import { DEFAULT_MAX_GENERATING, SlotQueue, slotsInUse, type Unanswered } from "./slot-queue.ts";
 import { cutIntoPages, PagedAnswers } from "./ui-pages.ts";
 
 /** One framed channel to an executor: the browser's stdio port, or a relay's IPC socket. */
@@ -63,6 +67,8 @@ export interface HubOptions {
 interface Session {
   readonly conn: Connection;
   executorId: string | undefined;
+  /** Its hello has been reconciled and welcomed: commands may be routed to it. */
+  ready: boolean;
   /** Messages of one connection are applied strictly in arrival order. */
   queue: Promise<void>;
   /** ui.response answers cut into pages, waiting for their `nextCursor` requests. */
@@ -71,6 +77,11 @@ interface Session {
 
 /** Refused observations kept while the disk takes no data (one per worker and kind, so a long outage stays small). */
 const MAX_REFUSED = 5_000;
+
+/** A command sent to an executor without a result yet; `deadlineAt` is the one sent (unknown for one it journaled earlier). */
+interface Sent extends Unanswered {
+  readonly deadlineAt?: number;
+}
 
 export class ExecutorHub implements CommandSink {
   private readonly sessions = new Set<Session>();
@@ -81,14 +92,28 @@ export class ExecutorHub implements CommandSink {
   private readonly refused = new Map<string, Input>();
   /** workerId → executorId that last reported the worker's binding. */
   private readonly owners = new Map<string, string>();
+  /** Commands waiting for a tab slot on their executor, or held while no executor that may run them is connected. */
+  private readonly waiting = new SlotQueue<ExecutorCommand>();
+  /** commandId → a command an executor holds and has not answered (it takes a slot there until it does). */
+  private readonly sent = new Map<string, Sent>();
+  /** executorId → the tabs it may have generating at once (its `maxGenerating` setting). */
+  private readonly limits = new Map<string, number>();
+  /** Whether any executor is connected, and since when that has been so (the host's start, at first). */
+  private browser: { connected: boolean; since: number };
+  /** What liveness showed at the last look: a change is announced to open views (ui.changed). */
+  private shown = "";
 
-  constructor(private readonly opts: HubOptions) {}
+  constructor(private readonly opts: HubOptions) {
+    this.browser = { connected: false, since: opts.backend.now() };
+    this.shown = this.livenessSignature();
+  }
 
   /** Registers a connection; returns the functions its transport calls. */
   connect(conn: Connection): { receive(raw: unknown): Promise<void>; close(): void } {
     const session: Session = {
       conn,
       executorId: undefined,
+      ready: false,
       queue: Promise.resolve(),
       pages: new PagedAnswers(),
     };
@@ -104,7 +129,11 @@ export class ExecutorHub implements CommandSink {
       },
       close: () => {
         this.sessions.delete(session);
-        if (session.executorId) this.opts.log.info(`executor ${session.executorId} disconnected`);
+        const executorId = session.executorId;
+        if (!executorId) return;
+        this.opts.log.info(`executor ${executorId} disconnected`);
+        if (session.ready && !this.isLive(executorId)) this.executorLeft(executorId);
+        this.pump();
       },
     };
   }
@@ -113,51 +142,164 @@ export class ExecutorHub implements CommandSink {
     return [...this.sessions].flatMap((s) => (s.executorId ? [s.executorId] : []));
   }
 
+  /**
+   * A command the core scheduled: it waits in the host, in order, until its executor has a tab slot free (a steer needs
+   * none) or, with no executor that may run it connected, until one says hello (docs/host.md, "Tab slots").
+   */
   dispatch(command: ExecutorCommand): void {
-    const session = this.sessionFor(command);
-    if (!session) {
-      // No executor holds this worker now: the attempt stays scheduled in the store and is offered on hello.
-      this.opts.log.info(`command ${command.commandId} waits for an executor`);
-      return;
-    }
-    this.sendCommand(session, command);
+    if (this.sent.has(command.commandId) || this.waiting.has(command.commandId)) return;
+    const executorId = this.routeOf(command);
+    if (executorId === undefined) this.opts.log.info(`command ${command.commandId} waits for an executor`);
+    this.waiting.add(command, executorId, this.opts.backend.now());
+    this.pump();
   }
 
   cancel(workerId: string, commandId: string): void {
-    const executorId = this.owners.get(workerId);
+    // Still in the host: no browser has it, so nobody else would answer; it is closed here as not delivered.
+    const queued = this.waiting.remove(commandId);
+    if (queued) {
+      this.withdraw(queued.command, "withdrawn before it reached a browser");
+      this.pump();
+      return;
+    }
+    const executorId = this.sent.get(commandId)?.executorId ?? this.owners.get(workerId);
     for (const s of this.sessions) {
       if (s.executorId !== undefined && s.executorId === executorId)
         s.conn.send({ kind: "command.cancel", commandId, workerId });
     }
   }
 
-  /** Announces durable changes to every executor (open popups and dashboards refresh). */
+  /** The browser facts of worker liveness: connected or since when not, and where a scheduled command is. */
+  livenessEnv(): LivenessEnv {
+    const browser = { ...this.browser };
+    return {
+      browser,
+      dispatch: (workerId: string): Dispatch | undefined => {
+        const queued = this.waiting.position(workerId);
+        if (queued) return { kind: "queued", ...queued };
+        const commandId = this.opts.backend.state.workers[workerId]?.current?.commandId;
+        const sent = commandId === undefined ? undefined : this.sent.get(commandId);
+        return sent?.deadlineAt === undefined ? undefined : { kind: "sent", deadlineAt: sent.deadlineAt };
+      },
+    };
+  }
+
+  /**
+   * Announces durable changes to every executor (open popups and dashboards refresh). Any change may also have freed a
+   * tab slot (a worker ended while its tab generated, say), so the queue is looked at first; one announcement covers
+   * both.
+   */
   broadcastChanged(eventSeq: number): void {
+    this.pump(false);
+    this.shown = this.livenessSignature();
+    this.sendChanged(eventSeq);
+  }
+
+  private sendChanged(eventSeq: number): void {
     for (const s of this.sessions) if (s.executorId) s.conn.send({ kind: "ui.changed", eventSeq });
   }
 
-  private sessionFor(command: ExecutorCommand): Session | undefined {
-    const live = [...this.sessions].filter((s) => s.executorId !== undefined);
+  /**
+   * The executor that will run `command`: the one holding the worker's binding, and for a new conversation the
+   * connected one with the fewest workers (bound or waiting for a slot there); undefined while none is connected.
+   */
+  private routeOf(command: ExecutorCommand): string | undefined {
     const owner = this.owners.get(command.workerId);
-    if (owner !== undefined) return live.find((s) => s.executorId === owner);
+    if (owner !== undefined) return this.isLive(owner) ? owner : undefined;
     if (command.type !== "conversation.create") return undefined;
-    // A new conversation can be opened by any executor: spread them over browsers, fewest bound workers first.
-    const load = (s: Session) => [...this.owners.values()].filter((id) => id === s.executorId).length;
-    return live.reduce<Session | undefined>(
-      (best, s) => (best === undefined || load(s) < load(best) ? s : best),
+    const load = (id: string) =>
+      [...this.owners.values()].filter((o) => o === id).length + this.waiting.waitingOn(id);
+    return this.liveExecutors().reduce<string | undefined>(
+      (best, id) => (best === undefined || load(id) < load(best) ? id : best),
       undefined,
     );
+  }
+
+  /** Executors whose hello is done: only they are routed commands. */
+  private liveExecutors(): string[] {
+    return [...this.sessions].flatMap((s) => (s.ready && s.executorId ? [s.executorId] : []));
+  }
+
+  private isLive(executorId: string): boolean {
+    return this.liveExecutors().includes(executorId);
+  }
+
+  private limitOf(executorId: string): number {
+    return this.limits.get(executorId) ?? DEFAULT_MAX_GENERATING;
+  }
+
+  /**
+   * Sends every waiting command that may go now: routed to a connected executor with a slot free, oldest first. Runs
+   * after everything that can free a slot or connect an executor (an applied report or result, a hello, a disconnect,
+   * a raised limit, a new command, any durable change), and announces changed positions or connection facts to open
+   * views unless the caller announces anyway.
+   */
+  private pump(announce = true): void {
+    this.waiting.route((command, current) =>
+      current !== undefined && this.isLive(current) ? current : this.routeOf(command),
+    );
+    const taken = this.waiting.take(
+      (executorId) =>
+        this.limitOf(executorId) -
+        slotsInUse(this.opts.backend.state, executorId, this.owners, this.sent.values()),
+    );
+    for (const { command, executorId } of taken) {
+      const session = [...this.sessions].find((s) => s.ready && s.executorId === executorId);
+      if (session) this.sendCommand(session, command);
+    }
+    if (announce) this.announceLiveness();
+  }
+
+  private livenessSignature(): string {
+    return `${this.browser.connected}|${this.browser.since}|${this.waiting.signature()}`;
+  }
+
+  private announceLiveness(): void {
+    const now = this.livenessSignature();
+    if (now === this.shown) return;
+    this.shown = now;
+    this.sendChanged(this.opts.backend.lastEventSeq());
+  }
+
+  /** The last session of `executorId` closed: what it held unanswered stays pending in the store for its hello. */
+  private executorLeft(executorId: string): void {
+    for (const [commandId, s] of this.sent) if (s.executorId === executorId) this.sent.delete(commandId);
+    if (this.liveExecutors().length === 0)
+      this.browser = { connected: false, since: this.opts.backend.now() };
   }
 
   private sendCommand(session: Session, command: ExecutorCommand): void {
     const worker = this.opts.backend.state.workers[command.workerId];
     const run = worker ? this.opts.backend.state.runs[worker.runId] : undefined;
-    if (!worker || !run) return;
+    const executorId = session.executorId;
+    if (!worker || !run || !executorId) return;
+    // Decided while it waited: the worker ended or its attempt was settled another way. Nothing was sent.
+    if (worker.current?.commandId !== command.commandId || worker.current.state !== "scheduled") {
+      this.opts.log.info(`command ${command.commandId} is no longer scheduled; not sent`);
+      return;
+    }
+    if (!this.isActive(command.workerId)) {
+      this.withdraw(command, "the worker ended before the command reached a browser");
+      return;
+    }
+    // Paused while it waited (a host restart can lose the withdrawal Pause asked for): it does not go out.
+    if (worker.pause) {
+      this.withdraw(command, "the worker was paused before the command reached a browser");
+      return;
+    }
     const root = Object.values(this.opts.backend.state.workers).find(
       (r) => r.runId === run.id && r.path === "/root",
     );
     const prompt = this.opts.renderPrompt(command, { worker, run, ...(root ? { rootWorker: root } : {}) });
-    if (session.executorId) this.owners.set(command.workerId, session.executorId);
+    this.owners.set(command.workerId, executorId);
+    // Time spent waiting in the host for a browser or a slot never expires a command: the deadline starts now.
+    const deadlineAt = Math.max(command.deadlineAt, this.opts.backend.now() + COMMAND_DEADLINE_MS);
+    this.sent.set(command.commandId, {
+      workerId: command.workerId,
+      executorId,
+      type: command.type,
+      deadlineAt,
+    });
     session.conn.send({
       kind: "command",
       type: command.type,
@@ -167,10 +309,24 @@ export class ExecutorHub implements CommandSink {
       runId: command.runId,
       workerId: command.workerId,
       ...(command.conversationUrl ? { conversationUrl: command.conversationUrl } : {}),
-      deadlineAt: command.deadlineAt,
+      deadlineAt,
       prompt,
     });
     faultPoint("command-sent");
+  }
+
+  /** Closes a command no browser ever had as not delivered; the core restores the worker's wish to continue. */
+  private withdraw(command: ExecutorCommand, detail: string): void {
+    this.apply({
+      type: "command.result",
+      workerId: command.workerId,
+      commandId: command.commandId,
+      outcome: "failed",
+      errorCode: "CANCELLED",
+      detail,
+    }).catch((e: unknown) =>
+      this.opts.log.warn(`withdrawing command ${command.commandId} failed: ${String(e)}`),
+    );
   }
 
   private async handle(session: Session, raw: unknown): Promise<void> {
@@ -189,12 +345,21 @@ export class ExecutorHub implements CommandSink {
       return;
     }
     this.opts.onContact?.(session.executorId);
-    await this.observation(session, message);
+    if (message.kind === "executor.settings") {
+      this.limits.set(session.executorId, message.maxGenerating);
+      this.opts.log.info(
+        `executor ${session.executorId}: ${message.maxGenerating} tabs may generate at once`,
+      );
+    } else {
+      await this.observation(session, message);
+    }
+    // A report, a result or a new limit may have freed a tab slot.
+    this.pump();
   }
 
   private async observation(
     session: Session,
-    m: Exclude<ExtensionMessage, { kind: "hello" | "ui.request" }>,
+    m: Exclude<ExtensionMessage, { kind: "hello" | "ui.request" | "executor.settings" }>,
   ) {
     switch (m.kind) {
       case "command.ack":
@@ -207,6 +372,7 @@ export class ExecutorHub implements CommandSink {
         });
       case "command.result":
         faultPoint("result-received");
+        this.sent.delete(m.commandId);
         await this.apply({
           type: "command.result",
           workerId: m.workerId,
@@ -231,6 +397,7 @@ export class ExecutorHub implements CommandSink {
           ...(m.url ? { url: m.url } : {}),
           ...(m.continuationStatus ? { continuationStatus: m.continuationStatus } : {}),
           ...(m.continuationBlock ? { continuationBlock: m.continuationBlock } : {}),
+          ...(m.resetAt ? { resetAt: m.resetAt } : {}),
           executorId: session.executorId,
         });
         if (m.state === "generating") faultPoint("generating-applied");
@@ -267,6 +434,7 @@ export class ExecutorHub implements CommandSink {
       return;
     }
     session.executorId = hello.executorId;
+    this.limits.set(hello.executorId, hello.maxGenerating ?? DEFAULT_MAX_GENERATING);
     this.opts.onContact?.(hello.executorId);
     for (const b of hello.bindings) {
       if (!this.opts.backend.state.workers[b.workerId]) continue;
@@ -299,11 +467,21 @@ export class ExecutorHub implements CommandSink {
       hostVersion: this.opts.hostVersion,
       executorId: hello.executorId,
     });
-    // Offer again what this executor should hold and does not know: same command id and idempotency key.
+    // What this executor was sent and its journal does not list never reached it (the port died first): offered again.
+    for (const [commandId, s] of this.sent) {
+      if (s.executorId === hello.executorId && !journaled.has(commandId)) this.sent.delete(commandId);
+    }
+    session.ready = true;
+    if (!this.browser.connected) this.browser = { connected: true, since: this.opts.backend.now() };
+    // A browser is here: commands refused for want of one are tried at once (docs/continuation-core.md).
+    await this.apply({ type: "executor.connected", executorId: hello.executorId });
+    // Offer again what this executor should hold and does not know, through its tab slots: same command id and
+    // idempotency key. One the host already holds (queued, held, or sent to a browser still connected) is not repeated.
     for (const command of pendingCommands(this.opts.backend.state.workers)) {
-      if (journaled.has(command.commandId) || this.sessionFor(command) !== session) continue;
+      const known = this.waiting.has(command.commandId) || this.sent.has(command.commandId);
+      if (journaled.has(command.commandId) || known || this.routeOf(command) !== hello.executorId) continue;
       if (this.isActive(command.workerId)) {
-        this.sendCommand(session, command);
+        this.waiting.add(command, hello.executorId, this.opts.backend.now());
         continue;
       }
       // Spec 21.3: the worker ended while its command waited for a browser. It was never sent, so it is
@@ -317,6 +495,7 @@ export class ExecutorHub implements CommandSink {
         detail: "the worker ended before the command reached a browser",
       });
     }
+    this.pump();
   }
 
   private isActive(workerId: string): boolean {
@@ -325,6 +504,11 @@ export class ExecutorHub implements CommandSink {
 
   /** Spec 12.4: completed/submitted → the stored result; submission-started → ambiguous; received → wait. */
   private async reconcile(entry: Hello["journal"][number], executorId: string): Promise<void> {
+    // Answered by the journal: neither waiting here nor unanswered any more.
+    if (entry.phase !== "received") {
+      this.waiting.remove(entry.commandId);
+      this.sent.delete(entry.commandId);
+    }
     const base = {
       type: "command.result" as const,
       workerId: entry.workerId,
@@ -332,11 +516,22 @@ export class ExecutorHub implements CommandSink {
       executorId,
     };
     switch (entry.phase) {
-      case "received":
-        // The executor still holds it: route the worker there, and withdraw it if the worker has ended.
+      case "received": {
+        // The executor still holds it: route the worker there (it takes a slot there until its result), and
+        // withdraw it if the worker has ended.
         this.owners.set(entry.workerId, executorId);
+        this.waiting.remove(entry.commandId);
+        const current = this.opts.backend.state.workers[entry.workerId]?.current;
+        if (current?.commandId === entry.commandId) {
+          this.sent.set(entry.commandId, {
+            workerId: entry.workerId,
+            executorId,
+            type: COMMAND_TYPES[current.delivery],
+          });
+        }
         if (!this.isActive(entry.workerId)) this.cancel(entry.workerId, entry.commandId);
         return;
+      }
       case "submitted":
       case "completed":
         return this.apply({ ...base, outcome: "submitted", ...(entry.url ? { url: entry.url } : {}) });
@@ -486,6 +681,7 @@ export class ExecutorHub implements CommandSink {
     if (inputs.length > 0)
       this.opts.log.info(`applying ${inputs.length} executor reports the full disk held back`);
     for (const input of inputs) await this.apply(input);
+    this.pump();
   }
 
   private async apply(input: Input): Promise<void> {
