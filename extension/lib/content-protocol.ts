@@ -13,6 +13,8 @@ const stateReportShape = {
   continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
   /** With the report that ends an assistant turn: its block as a hashed report (zero-setup mode, issue 8). */
   continuationBlock: continuationBlockReportSchema.optional(),
+  /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so (docs/adapter.md). */
+  resetAt: z.number().int().positive().optional(),
 };
 
 /** What the page adapter observed: the content of a `conversation.state`, without worker or sequence. */

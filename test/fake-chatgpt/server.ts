@@ -9,6 +9,9 @@ import { join } from "node:path";
 import ts from "typescript";
 import { selfSignedCert } from "./cert.ts";
 import { ConnectorClient } from "./connector-client.ts";
+import { clearsIn, shownLimit, type LimitNotice, type ShownLimit } from "./limit-notice.ts";
+
+export { formatClock, type LimitNotice } from "./limit-notice.ts";
 
 export type Layout = "classic" | "composer-2026";
 export type ErrorShape = "card" | "alert" | "markdown" | "toast";
@@ -85,6 +88,10 @@ body{font:14px sans-serif;margin:0}#thread{padding:8px}button{min-width:24px;min
 [role=dialog]{position:fixed;inset:20% 20% auto 20%;background:#fff;border:1px solid #000;padding:16px}
 `;
 
+/** The words of ChatGPT's generic failure card (shown with Retry in the newest answer). */
+export const SOMETHING_WENT_WRONG =
+  "Something went wrong. If this issue persists please contact us through our help center at help.openai.com.";
+
 export const DEFAULT_ANSWER =
   "Done with this step.\n\nstatus: working\nsummary: step done\ncurrent: -\nnext: more";
 
@@ -109,6 +116,10 @@ export class FakeChatGPT {
   private readonly approvals = new Map<string, (decision: string) => void>();
   private readonly script: string;
   private readonly scripts = new Set<Promise<void>>();
+  /** The rate-limit or usage-cap notice shown now (`showLimit`), if any. */
+  private limit: ShownLimit | null = null;
+  /** Counts every change of the notice: open pages poll `/__fake/control` and render it again when it moved. */
+  private limitChanges = 0;
 
   private constructor(
     private readonly server: Server,
@@ -210,6 +221,39 @@ export class FakeChatGPT {
     this.page.signedOut = false;
     this.page.rateLimitOnLoad = false;
     this.assistant = defaultAssistant;
+    if (this.limit) {
+      this.limit = null;
+      this.limitChanges++;
+    }
+  }
+
+  /**
+   * Shows a rate-limit or usage-cap notice on every open page at once and on every page loaded later, until
+   * `clearLimit()` (a modal also goes from later loads once a person clicks Got it). With `refuseSends`, the server
+   * refuses new messages meanwhile: HTTP 429, nothing stored, and the page takes the turn back and shows it again.
+   */
+  showLimit(notice: LimitNotice): void {
+    this.limit = shownLimit(notice);
+    this.limitChanges++;
+    this.record("server", "limit-shown", { ...this.limit.page, refuseSends: this.limit.refuseSends });
+  }
+
+  /** Takes the notice away from every open page and stops refusing sends. */
+  clearLimit(): void {
+    if (!this.limit) return;
+    this.limit = null;
+    this.limitChanges++;
+    this.record("server", "limit-cleared");
+  }
+
+  /** Messages the server refused while a notice with `refuseSends` showed (none of them was stored). */
+  refusedSends(): number {
+    return this.log.filter((e) => e.source === "server" && e.kind === "send-refused").length;
+  }
+
+  /** How many times the notice changed (the pages' polls compare it). */
+  get limitVersion(): number {
+    return this.limitChanges;
   }
 
   /** Resolves when every running assistant script has finished. */
@@ -247,6 +291,8 @@ export class FakeChatGPT {
     if (req.method === "POST" && path === "/__fake/event") {
       const body = (await readJson(req)) as { kind: string; detail: Record<string, unknown> };
       this.record("page", body.kind, body.detail ?? {});
+      if (body.kind === "click" && body.detail?.control === "got-it" && this.limit)
+        this.limit.dismissed = true;
       this.json(res, 204, null);
       return;
     }
@@ -254,6 +300,11 @@ export class FakeChatGPT {
       const { id, decision } = (await readJson(req)) as { id: string; decision: string };
       this.approvals.get(id)?.(decision);
       this.json(res, 204, null);
+      return;
+    }
+    if (req.method === "GET" && path === "/__fake/control") {
+      // Polled by every open page (short requests: a held stream per tab would use up the browser's six connections).
+      this.json(res, 200, { limitVersion: this.limitVersion, limit: this.displayedLimit() });
       return;
     }
     if (req.method === "POST" && path === "/__fake/stop") {
@@ -322,6 +373,8 @@ export class FakeChatGPT {
       sendDisabledMs: this.options.sendDisabledMs,
       hydrationRemountMs: this.options.hydrationRemountMs,
       rateLimitOnLoad: this.page.rateLimitOnLoad,
+      limit: this.displayedLimit(),
+      limitVersion: this.limitVersion,
     };
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ChatGPT</title><style>${CSS}</style></head><body><script type="application/json" id="fake-config">${JSON.stringify(config)}</script><script type="module" src="/cdn/assets/app.js"></script></body></html>`;
   }
@@ -358,6 +411,15 @@ export class FakeChatGPT {
     if (conversation?.live && !conversation.live.done) {
       this.record("server", "refused-while-generating", { conversationId: conversation.id });
       this.json(res, 409, { detail: "A response is already in progress" });
+      return;
+    }
+    if (this.limit?.refuseSends) {
+      this.record("server", "send-refused", {
+        conversationId: conversation?.id ?? null,
+        head: body.text.slice(0, 60),
+      });
+      const detail = { message: this.limit.page.text, clears_in: clearsIn(this.limit, Date.now()) };
+      this.json(res, 429, { detail, limit: this.limit.page });
       return;
     }
     const isNew = !conversation;
@@ -422,6 +484,11 @@ export class FakeChatGPT {
     })();
     this.scripts.add(run);
     void run.finally(() => this.scripts.delete(run));
+  }
+
+  /** The notice a page loaded now shows. */
+  private displayedLimit(): ShownLimit["page"] | null {
+    return this.limit && !this.limit.dismissed ? this.limit.page : null;
   }
 
   waitApproval(id: string): Promise<string> {
@@ -529,11 +596,22 @@ export class AssistantTurn {
     this.fail("Message delivery timed out. Please try again.");
   }
 
-  /** The "Too many requests … Got it" dialog instead of an answer. */
-  rateLimit(): void {
+  /** ChatGPT's generic failure card with Retry in this answer; the composer stays usable. */
+  somethingWentWrong(): void {
+    this.fail(SOMETHING_WENT_WRONG, "card");
+  }
+
+  /**
+   * A rate-limit notice instead of an answer: by default the "Too many requests … Got it" dialog, shown on this page
+   * only and refusing nothing. With `notice`, that notice as `fake.showLimit` shows it (kept until `clearLimit`).
+   */
+  rateLimit(notice?: LimitNotice): void {
     const i = this.conversation.turns.indexOf(this.answer);
     if (i >= 0) this.conversation.turns.splice(i, 1);
-    this.end({ type: "rate_limit" });
+    if (notice) this.fake.showLimit(notice);
+    // With the version, the page's next poll does not show the same notice again as a new element.
+    const shown = notice ? { limit: shownLimit(notice).page, limitVersion: this.fake.limitVersion } : {};
+    this.end({ type: "rate_limit", ...shown });
   }
 
   end(last: StreamEvent): void {

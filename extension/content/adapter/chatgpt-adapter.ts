@@ -72,6 +72,7 @@ function sameReport(a: StateReport | undefined, b: StateReport): boolean {
     a !== undefined &&
     a.state === b.state &&
     a.errorCode === b.errorCode &&
+    a.resetAt === b.resetAt &&
     a.url === b.url &&
     a.continuationStatus === b.continuationStatus &&
     sameBlock(a.block, b.block) &&
@@ -306,7 +307,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
             sleep: (ms) => new Promise<void>((resolve) => void opts.setTimeout(resolve, ms)),
             tick,
             hasMarker,
-            noteSubmitted: (scan, answered) => emit(machine.noteSubmitted(scan, opts.now(), answered)),
+            noteSubmitted: (scan, answered, wentPast) =>
+              emit(machine.noteSubmitted(scan, opts.now(), answered, wentPast)),
           },
           req,
         ),

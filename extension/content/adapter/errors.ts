@@ -18,6 +18,9 @@ export type PageErrorCode =
   | "THINKING_FAILED"
   | "CONVERSATION_TOO_LONG";
 
+/** A rate limit or usage cap: reported with the reset time its notice states, when it states one (reset-time.ts). */
+export const LIMIT_CODES: ReadonlySet<string> = new Set<PageErrorCode>(["RATE_LIMITED", "USAGE_CAP"]);
+
 /** Error texts longer than this are page content, not an error card (S3). */
 export const MAX_ERROR_TEXT = 500;
 
@@ -111,6 +114,8 @@ export function classifyAnswerText(raw: string): PageErrorCode | undefined {
 
 const RATE_LIMIT =
   /too many requests|requests too quickly|too quickly|temporarily limited access|please wait a few minutes|rate limit|slow down|요청이 너무 많습니다/;
+/** With "limit": the notice says when it ends ("…until 3:45 PM", "…resets after 14:05", "…try again after 4:10 PM"). */
+const USAGE_CAP_WHEN = /reset|until|try again|available again/;
 const HUMAN_CHECK =
   /verify you are (a )?human|unusual activity|cloudflare|complete the challenge|security check/;
 const SIGNED_OUT =
@@ -125,7 +130,7 @@ export function classifyNoticeText(raw: string): PageErrorCode | undefined {
   if (text === "" || text.length > 800) return undefined;
   if (DELIVERY_TIMEOUT.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
   if (RATE_LIMIT.test(text)) return "RATE_LIMITED";
-  if (/limit/.test(text) && /reset|until/.test(text)) return "USAGE_CAP";
+  if (/limit/.test(text) && USAGE_CAP_WHEN.test(text)) return "USAGE_CAP";
   if (HUMAN_CHECK.test(text)) return "HUMAN_VERIFICATION";
   if (SIGNED_OUT.test(text)) return "NOT_SIGNED_IN";
   return undefined;

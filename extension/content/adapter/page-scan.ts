@@ -23,6 +23,7 @@ import {
   classifyAnswerText,
   classifyCardText,
   classifyNoticeText,
+  LIMIT_CODES,
   MAX_ERROR_TEXT,
   type PageErrorCode,
 } from "./errors.ts";
@@ -61,6 +62,18 @@ export interface TurnScan {
 export interface ErrorFinding {
   code: PageErrorCode;
   detail: string;
+  /** Set for a rate-limit or usage-cap notice (RATE_LIMITED, USAGE_CAP). */
+  limit?: LimitNotice;
+}
+
+/** A rate-limit or usage-cap notice: the state machine reads its reset time and decides when it no longer applies. */
+export interface LimitNotice {
+  /** The notice (dialog, toast, alert, or the banner's block by the composer). */
+  element: Element;
+  /** Its visible words, whitespace collapsed: what the reset time is read from (reset-time.ts). */
+  text: string;
+  /** Inside a dialog: it covers the page, and a submission is refused while it shows (docs/adapter.md). */
+  modal: boolean;
 }
 
 export interface PageScan {
@@ -78,6 +91,11 @@ export interface PageScan {
   /** Changes whenever the newest turn's content or the number of turns changes. */
   contentSig: string;
   error?: ErrorFinding;
+  /**
+   * When `error` is a limit notice: what the page shows besides it (another notice, a tool approval, a turn error), the
+   * error once that notice is left out (the state machine leaves out a notice a submission of ours went past).
+   */
+  behindLimit?: ErrorFinding;
   dialogOpen: boolean;
 }
 
@@ -636,16 +654,27 @@ const turnOrMessage = weakMemo((table: SelectorTable): string[] => [...table.tur
 
 const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
 
-function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null): ErrorFinding | undefined {
+/** `skipLimits`: look past rate-limit and usage-cap notices (what the page shows besides them). */
+function noticeError(
+  scope: ScanScope,
+  turns: TurnScan,
+  editor: Element | null,
+  skipLimits = false,
+): ErrorFinding | undefined {
   const { table } = scope;
   const page = scope.pageWide();
   for (const notice of page.notice) {
     // Inside a turn or message it is the turn's own (old turns are not searched at all).
     if (turns.newest?.contains(notice) || closestAny(notice, turnOrMessage(table))) continue;
-    const code = classifyNoticeText(notice.textContent ?? "");
-    if (code && scope.visible(notice))
-      return { code, detail: `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}` };
+    const text = notice.textContent ?? "";
+    const code = classifyNoticeText(text);
+    if (!code || (skipLimits && LIMIT_CODES.has(code)) || !scope.visible(notice)) continue;
+    const detail = `notice: ${notice.getAttribute("role") ?? notice.tagName.toLowerCase()}`;
+    if (!LIMIT_CODES.has(code)) return { code, detail };
+    const modal = closestAny(notice, DIALOGS) !== null;
+    return { code, detail, limit: { element: notice, text: collapse(text), modal } };
   }
+  if (skipLimits) return undefined;
   // Banners by the composer (usage cap): short blocks of the composer's container, never the draft itself.
   for (const container of page.composerContainer) {
     if (!NOTICE_HINT.test(container.textContent ?? "")) continue; // cheap pre-check; the draft is excluded below
@@ -656,7 +685,7 @@ function noticeError(scope: ScanScope, turns: TurnScan, editor: Element | null):
       if (text.length < 12 || text.length > MAX_ERROR_TEXT || !NOTICE_HINT.test(text)) continue;
       const code = classifyNoticeText(text);
       if ((code === "USAGE_CAP" || code === "RATE_LIMITED") && scope.visible(block)) {
-        return { code, detail: "banner by the composer" };
+        return { code, detail: "banner by the composer", limit: { element: block, text, modal: false } };
       }
     }
   }
@@ -736,6 +765,8 @@ export interface OutsideParts {
   readonly formAnswerNow: boolean;
   readonly dialogs: readonly Element[];
   readonly pageError: ErrorFinding | undefined;
+  /** When `pageError` is a limit notice: another notice shown besides it (`PageScan.behindLimit`). */
+  readonly pageBehindLimit: ErrorFinding | undefined;
   /** Whether a dialog holds a tool approval (looked at once, when first needed). */
   dialogApproval: boolean | undefined;
   /** The error cards after the newest turn (found once, when first needed). */
@@ -787,6 +818,7 @@ function scanOutside(
     pageError = { code: "NOT_SIGNED_IN", detail: "a Log in control is shown" };
   }
   pageError ??= noticeError(scope, turns, composer.editor);
+  const pageBehindLimit = pageError?.limit ? noticeError(scope, turns, composer.editor, true) : undefined;
   // Reusable only around an assistant turn that holds nothing a page-wide lookup found (a Log in link or an alert
   // quoted in the answer), with a composer form (else the layout is guessed from the whole document).
   const newest = turns.newestAssistant;
@@ -801,6 +833,7 @@ function scanOutside(
       formAnswerNow: composer.form !== null && answerNowIn(composer.form, scope),
       dialogs,
       pageError,
+      pageBehindLimit,
       dialogApproval: undefined,
       after: undefined,
     },
@@ -872,22 +905,24 @@ export function scanPage(
     ? `${turns.turns.length}:${memory.idOf(newest)}:${(newest.textContent ?? "").length}:${animated ? 1 : 0}`
     : `${turns.turns.length}`;
 
-  let error = parts.pageError;
-  if (!error && newest && approvalIn(newest, scope)) {
-    error = { code: "AWAITING_APPROVAL", detail: "a tool confirmation card waits for a person" };
-  }
-  if (!error) {
+  // Below the page-level errors: a tool approval (in the newest turn or a dialog), then the current region's errors.
+  const belowPage = (): ErrorFinding | undefined => {
+    const approval = {
+      code: "AWAITING_APPROVAL",
+      detail: "a tool confirmation card waits for a person",
+    } as const;
+    if (newest && approvalIn(newest, scope)) return approval;
     parts.dialogApproval ??= parts.dialogs.some((root) => approvalIn(root, scope));
-    if (parts.dialogApproval) {
-      error = { code: "AWAITING_APPROVAL", detail: "a tool confirmation card waits for a person" };
-    }
-  }
-  if (!error) {
+    if (parts.dialogApproval) return approval;
     const found = turnError(scope, turns, parts.after);
-    error = found.error;
     if (found.after?.reusable) parts.after = found.after;
     else if (found.after) keep = false;
-  }
+    return found.error;
+  };
+  let error = parts.pageError;
+  let behindLimit: ErrorFinding | undefined;
+  if (!error) error = belowPage();
+  else if (error.limit) behindLimit = parts.pageBehindLimit ?? belowPage();
 
   const scan: PageScan = {
     url,
@@ -900,6 +935,7 @@ export function scanPage(
     actionBar,
     contentSig,
     ...(error ? { error } : {}),
+    ...(behindLimit ? { behindLimit } : {}),
     dialogOpen: parts.dialogs.length > 0,
   };
   return { scan, outside: keep ? parts : undefined, reused };

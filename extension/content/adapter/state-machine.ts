@@ -1,18 +1,11 @@
 // Turns page snapshots into the reported conversation state: ready/generating/idle/error/closed, debounced so
 // a late Stop, a thinking pause or a flashing action bar is not taken for idle (research §3), time injected.
-import type { PageErrorCode } from "./errors.ts";
-import type { PageScan } from "./page-scan.ts";
+import { LIMIT_CODES } from "./errors.ts";
+import { LimitTracker } from "./limit-notice.ts";
+import type { ErrorFinding, LimitNotice, PageScan } from "./page-scan.ts";
 import type { ConversationState, Layout, StateReport, Timing } from "./types.ts";
 
 type Observed = NonNullable<StateReport["block"]>;
-
-/** Errors of the newest turn: they end that turn but a fresh submission is still possible (spec 22.3.1). */
-export const TURN_ERRORS: ReadonlySet<string> = new Set<PageErrorCode>([
-  "MESSAGE_DELIVERY_TIMEOUT",
-  "RESPONSE_FAILED",
-  "THINKING_FAILED",
-  "CONVERSATION_TOO_LONG",
-]);
 
 export interface MachineResult {
   /** Undefined until the first state is settled (the initial page needs the same debounce). */
@@ -27,6 +20,8 @@ export class StateMachine {
   /** The editor element and since when it has been the same one (hydration remounts it). */
   composerEl: Element | null = null;
   composerSince = 0;
+  /** The error of the last scan as counted here (a limit notice our submission went past is left out). */
+  error: ErrorFinding | undefined;
 
   private generationSeen = false;
   private thinkingTurn = false;
@@ -42,6 +37,7 @@ export class StateMachine {
   private layout: Layout = "unknown";
   private status: { sig: string; value: Observed | undefined } | undefined;
   private lastReport: StateReport | undefined;
+  private readonly limits = new LimitTracker();
 
   constructor(private readonly timing: Timing) {}
 
@@ -82,7 +78,8 @@ export class StateMachine {
     }
 
     // Raw error: page/turn findings at once; a missing composer only after the hydration/navigation grace.
-    let code: string | undefined = scan.error?.code;
+    this.error = this.limits.observe(scan, now);
+    let code: string | undefined = this.error?.code;
     if (!code && scan.composer.problem && !scan.dialogOpen) {
       this.composerProblemSince ??= now;
       if (now - this.composerProblemSince >= t.hostUiGraceMs) code = "HOST_UI_CHANGED";
@@ -129,7 +126,9 @@ export class StateMachine {
         this.awaitingAnswer = undefined;
       }
     } else if (this.state === "error") {
-      next = this.generationSeen ? "idle" : "ready";
+      // Gone after our submission went past it (the card of the turn before, a notice that no longer applies): the
+      // answer is still on its way, so it is not idle yet.
+      next = this.awaitingAnswer ? "generating" : this.generationSeen ? "idle" : "ready";
     } else if (this.state === undefined) {
       // The first state needs the same quiet period: a page can load mid-turn with a late Stop.
       const quiet = now - Math.max(this.lastBusyAt, this.lastContentChangeAt) >= t.idleDebounceMs;
@@ -163,8 +162,13 @@ export class StateMachine {
     return result;
   }
 
-  /** Our submission was proven: the turn is in progress even before Stop shows (it can take 2 s). */
-  noteSubmitted(scan: PageScan, now: number, answered = false): StateReport {
+  /**
+   * Our submission was proven: the turn is in progress even before Stop shows (it can take 2 s). `wentPast`: the limit
+   * notice shown when we clicked, which the page took our prompt past; it no longer counts while it stays.
+   */
+  noteSubmitted(scan: PageScan, now: number, answered = false, wentPast?: LimitNotice): StateReport {
+    this.limits.wentPast(wentPast);
+    this.error = this.limits.observe(scan, now);
     this.state = "generating";
     this.errorCode = undefined;
     this.generationSeen = true;
@@ -231,9 +235,11 @@ export class StateMachine {
   }
 
   private report(state: ConversationState, errorCode?: string, block?: Observed): StateReport {
+    const resetAt = LIMIT_CODES.has(errorCode ?? "") ? this.limits.resetAt(errorCode) : undefined;
     return {
       state,
       ...(errorCode !== undefined ? { errorCode } : {}),
+      ...(resetAt !== undefined ? { resetAt } : {}),
       url: this.stableUrl ?? "",
       ...(block !== undefined && !("error" in block) ? { continuationStatus: block.status } : {}),
       ...(block !== undefined ? { block } : {}),

@@ -3,7 +3,7 @@
 import { guardedClick, refusalReason } from "./click-guard.ts";
 import { clearEditor, focusEditor, insertMethods } from "./composer.ts";
 import type { StateMachine } from "./state-machine.ts";
-import { TURN_ERRORS } from "./state-machine.ts";
+import { LIMIT_CODES } from "./errors.ts";
 import { editorText, normalizeText } from "./page-text.ts";
 import { isDisabled, labelOf } from "./dom.ts";
 import {
@@ -11,6 +11,8 @@ import {
   recentUserTurnContains,
   sendReady,
   type ButtonKind,
+  type ErrorFinding,
+  type LimitNotice,
   type PageScan,
 } from "./page-scan.ts";
 import type { SelectorTable } from "./selectors.ts";
@@ -33,8 +35,11 @@ export interface SubmitContext {
   /** Scans the page and updates the state machine (reporting a transition if the adapter is started). */
   tick(): { scan: PageScan; report: StateReport };
   hasMarker(marker: string): boolean;
-  /** Our submission was proven (`answered`: its answer turn is already there): the machine reports generating. */
-  noteSubmitted(scan: PageScan, answered: boolean): void;
+  /**
+   * Our submission was proven (`answered`: its answer turn is already there): the machine reports generating.
+   * `wentPast`: the limit notice shown when Send was clicked (it no longer counts while it stays).
+   */
+  noteSubmitted(scan: PageScan, answered: boolean, wentPast: LimitNotice | undefined): void;
 }
 
 type Failure = Extract<SubmitOutcome, { outcome: "failed" }>;
@@ -47,14 +52,35 @@ function failed(
   return { outcome: "failed", errorCode, detail, phase };
 }
 
-/** Page conditions that refuse a submission at once: a person or the product must act first. */
+/**
+ * Page conditions that refuse a submission at once, before anything is typed: a person or the product must act first,
+ * or there is no usable composer. A limit notice refuses only as a modal dialog (`refusalOf`).
+ */
 const PAGE_REFUSALS: Readonly<Record<string, SubmitErrorCode>> = {
   NOT_SIGNED_IN: "NOT_SIGNED_IN",
   HUMAN_VERIFICATION: "NOT_SIGNED_IN",
-  RATE_LIMITED: "RATE_LIMITED",
-  USAGE_CAP: "USAGE_CAP",
+  CONVERSATION_TOO_LONG: "CONVERSATION_TOO_LONG",
   HOST_UI_CHANGED: "HOST_UI_CHANGED",
 };
+
+/**
+ * Errors a submission may go into while the composer is there and usable (docs/adapter.md, "Submission"): the newest
+ * turn's failure, which a fresh prompt answers (spec 22.3.1, or an operator's Continue now), and a limit notice beside
+ * the composer (its reset time is the host's to wait for). Retry is never clicked for any of them.
+ */
+const SENDABLE_ERRORS: ReadonlySet<string> = new Set([
+  "MESSAGE_DELIVERY_TIMEOUT",
+  "RESPONSE_FAILED",
+  "THINKING_FAILED",
+  ...LIMIT_CODES,
+]);
+
+/** The refusal for the page's error `code` (`error`: the finding on the page now, if it is still shown). */
+function refusalOf(code: string, error: ErrorFinding | undefined): SubmitErrorCode | undefined {
+  // A rate-limit or usage-cap dialog covers the page; a notice beside the composer, or one already gone, does not.
+  if (LIMIT_CODES.has(code)) return error?.limit?.modal ? (code as SubmitErrorCode) : undefined;
+  return PAGE_REFUSALS[code];
+}
 
 type Verdict =
   { kind: "ready"; editor: Element } | { kind: "wait"; why: string } | { kind: "fail"; failure: Failure };
@@ -62,10 +88,12 @@ type Verdict =
 /** Research §4 preconditions, checked on one snapshot. */
 function preconditions(ctx: SubmitContext, req: SubmitRequest, scan: PageScan, report: StateReport): Verdict {
   const now = ctx.now();
-  const pageCode = scan.error?.code ?? (report.state === "error" ? report.errorCode : undefined);
-  const refusal = pageCode ? PAGE_REFUSALS[pageCode] : undefined;
+  // The machine's view of this scan: a limit notice our own submission already went past no longer counts.
+  const error = ctx.machine.error;
+  const pageCode = error?.code ?? (report.state === "error" ? report.errorCode : undefined);
+  const refusal = pageCode ? refusalOf(pageCode, error) : undefined;
   if (refusal) {
-    const why = scan.error?.detail ?? "the composer could not be found reliably";
+    const why = error?.detail ?? "the composer could not be found reliably";
     return { kind: "fail", failure: failed(refusal, `${pageCode}: ${why}`) };
   }
   if (scan.composer.workMode) {
@@ -94,7 +122,7 @@ function preconditions(ctx: SubmitContext, req: SubmitRequest, scan: PageScan, r
   if (pageCode === "AWAITING_APPROVAL")
     return { kind: "wait", why: "a tool confirmation card (a person decides)" };
   if (midTurn || ctx.machine.state === undefined) return { kind: "wait", why: "the turn in progress to end" };
-  if (ctx.machine.state === "error" && !TURN_ERRORS.has(ctx.machine.errorCode ?? "")) {
+  if (ctx.machine.state === "error" && !SENDABLE_ERRORS.has(ctx.machine.errorCode ?? "")) {
     return { kind: "wait", why: `the error ${ctx.machine.errorCode ?? ""} to clear` };
   }
   const editor = scan.composer.editor;
@@ -268,16 +296,26 @@ export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<Su
       return { outcome: "submitted", url: report.url };
     }
 
-    const stopBefore = scan.composer.stopVisible;
-    const urlBefore = scan.url;
+    const before: BeforeClick = {
+      stop: scan.composer.stopVisible,
+      url: scan.url,
+      limit: scan.error?.limit,
+    };
     const clicked = guardedClick(send, "send", win, table);
     if (!clicked.clicked) {
       clearOurs(ctx, editor, req.marker);
       return failed("HOST_UI_CHANGED", `nothing was submitted: ${clicked.reason}`);
     }
-    return await acceptance(ctx, req, editor, want, stopBefore, urlBefore);
+    return await acceptance(ctx, req, editor, want, before);
   }
   return failed("HOST_UI_CHANGED", `nothing was submitted: ${lastProblem}`);
+}
+
+/** The page just before the click: what the proof compares with, and the limit notice the prompt goes past. */
+interface BeforeClick {
+  stop: boolean;
+  url: PageScan["url"];
+  limit: LimitNotice | undefined;
 }
 
 /** After the ONE click: accept any one proof (research §4); navigation alone is not proof; never resend. */
@@ -286,8 +324,7 @@ async function acceptance(
   req: SubmitRequest,
   editor: Element,
   want: string,
-  stopBefore: boolean,
-  urlBefore: PageScan["url"],
+  before: BeforeClick,
 ): Promise<SubmitOutcome> {
   const clickedAt = ctx.now();
   for (;;) {
@@ -297,15 +334,15 @@ async function acceptance(
     const proven =
       recentUserTurnContains(scan.turns, ctx.table, req.marker) ||
       (editor.isConnected && scan.composer.editor === editor && editorText(editor).trim() === "") ||
-      (scan.composer.stopVisible && !stopBefore);
+      (scan.composer.stopVisible && !before.stop);
     if (proven) {
-      ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker));
+      ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker), before.limit);
       return { outcome: "submitted", url: await settledUrl(ctx, scan) };
     }
     // On a chat that never got an id, the delivery-timeout banner proves non-delivery (S3 PR #274).
     if (
       scan.error?.code === "MESSAGE_DELIVERY_TIMEOUT" &&
-      urlBefore.kind !== "conversation" &&
+      before.url.kind !== "conversation" &&
       scan.url.kind !== "conversation" &&
       editorText(editor) === want
     ) {

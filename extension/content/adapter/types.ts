@@ -11,6 +11,11 @@ export interface StateReport {
   state: ConversationState;
   /** Set only with `state: "error"` (see docs/adapter.md for the codes). */
   errorCode?: string;
+  /**
+   * With RATE_LIMITED / USAGE_CAP: when the notice says the limit resets (epoch ms, read in the browser's time zone
+   * when the notice first showed); absent when it states no time.
+   */
+  resetAt?: number;
   /** The conversation URL, never a transient `local-chatgpt:`/`WEB:` route (the last stable URL is kept). */
   url: string;
   /** `status:` of the continuation-state block ending the newest assistant turn, when not generating. */
@@ -94,6 +99,7 @@ export type SubmitErrorCode =
   | "NOT_SIGNED_IN"
   | "RATE_LIMITED"
   | "USAGE_CAP"
+  | "CONVERSATION_TOO_LONG"
   | "DEADLINE_EXCEEDED"
   | "MESSAGE_DELIVERY_TIMEOUT";
 

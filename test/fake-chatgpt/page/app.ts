@@ -9,6 +9,15 @@ interface PageConfig {
   sendDisabledMs: [number, number];
   hydrationRemountMs: number | null;
   rateLimitOnLoad: boolean;
+  /** The rate-limit or usage-cap notice shown now (`fake.showLimit`), and its change count. */
+  limit: PageLimit | null;
+  limitVersion: number;
+}
+
+/** A rate-limit or usage-cap notice (../limit-notice.ts). */
+interface PageLimit {
+  shape: "modal" | "banner";
+  text: string;
 }
 
 interface StoredTurn {
@@ -30,7 +39,7 @@ type StreamEvent =
   | { type: "approval"; id: string; tool: string }
   | { type: "approval_resolved"; id: string }
   | { type: "error"; shape: ErrorShape; text: string }
-  | { type: "rate_limit" }
+  | { type: "rate_limit"; limit?: PageLimit; limitVersion?: number }
   | { type: "complete" };
 
 const config = JSON.parse(document.getElementById("fake-config")!.textContent) as PageConfig;
@@ -530,19 +539,34 @@ function newAssistant(id: string): HTMLElement {
   return p.turn;
 }
 
-// ---- dialogs ----------------------------------------------------------------------------------------
+// ---- dialogs and notices ------------------------------------------------------------------------------
 
-function rateLimitDialog(): void {
+const WAIT_A_FEW_MINUTES: PageLimit = {
+  shape: "modal",
+  text: "You've been temporarily limited access to conversations because you're sending too many requests. Please wait a few minutes and try again.",
+};
+let limitVersion = config.limitVersion;
+
+/** Shows `limit` as a new element in place of any notice shown before (none: takes it away). */
+function renderLimit(limit: PageLimit | null): void {
+  document.querySelectorAll("[data-fake-limit]").forEach((n) => n.remove());
+  if (!limit) return;
+  if (limit.shape === "banner") {
+    // Above the composer, inside its container; the composer below stays usable.
+    const banner = el(
+      "div",
+      { "data-fake-limit": "", class: "rounded-xl border px-4 py-3 text-sm" },
+      el("p", {}, limit.text),
+    );
+    bottom.prepend(banner);
+    return;
+  }
   const ok = el("button", { type: "button" }, "Got it");
   const dialog = el(
     "div",
-    { role: "dialog", "aria-modal": "true" },
+    { role: "dialog", "aria-modal": "true", "data-fake-limit": "" },
     el("h2", {}, "Too many requests"),
-    el(
-      "p",
-      {},
-      "You've been temporarily limited access to conversations because you're sending too many requests. Please wait a few minutes and try again.",
-    ),
+    el("p", {}, limit.text),
     ok,
   );
   ok.addEventListener("click", () => {
@@ -550,6 +574,18 @@ function rateLimitDialog(): void {
     dialog.remove();
   });
   document.body.append(dialog);
+}
+
+/** Notices a test shows or clears while the page is open (`fake.showLimit`, `fake.clearLimit`). */
+function pollLimit(): void {
+  void fetch("/__fake/control", { cache: "no-store" })
+    .then((r) => r.json())
+    .then((c: { limitVersion: number; limit: PageLimit | null }) => {
+      if (c.limitVersion === limitVersion) return;
+      limitVersion = c.limitVersion;
+      renderLimit(c.limit);
+    })
+    .catch(() => undefined);
 }
 
 function approvalCard(turn: HTMLElement, id: string, tool: string): void {
@@ -591,8 +627,9 @@ function setUrl(path: string): void {
 async function send(text: string, retry: boolean): Promise<void> {
   lastUserText = text;
   const userId = crypto.randomUUID();
-  if (!retry) {
-    thread.append(userTurn(text, userId));
+  const shown = retry ? null : userTurn(text, userId);
+  if (shown) {
+    thread.append(shown);
     report("user-turn-shown", { t: Date.now() });
   }
   editReported = false;
@@ -613,7 +650,8 @@ async function send(text: string, retry: boolean): Promise<void> {
       body: JSON.stringify({ conversationId, text, retry }),
       signal: currentAbort.signal,
     });
-    await consume(res);
+    if (res.status === 429) await refused(res, shown);
+    else await consume(res);
   } catch (e) {
     if (!(e instanceof DOMException && e.name === "AbortError"))
       report("stream-failed", { error: String(e) });
@@ -621,6 +659,15 @@ async function send(text: string, retry: boolean): Promise<void> {
     clearTimeout(stopTimer);
     endGeneration();
   }
+}
+
+/** A message refused under a rate limit: it was not stored, so its turn goes, and the notice shows again. */
+async function refused(res: Response, shown: HTMLElement | null): Promise<void> {
+  const body = (await res.json()) as { limit?: PageLimit };
+  shown?.remove();
+  if (!conversationId) setUrl("/");
+  report("send-refused", { status: res.status });
+  renderLimit(body.limit ?? WAIT_A_FEW_MINUTES);
 }
 
 async function resume(): Promise<void> {
@@ -715,7 +762,8 @@ function handle(ev: StreamEvent): void {
     case "rate_limit":
       finishMarkers(currentAssistant!);
       currentAssistant!.remove();
-      rateLimitDialog();
+      if (ev.limitVersion !== undefined) limitVersion = ev.limitVersion;
+      renderLimit(ev.limit ?? WAIT_A_FEW_MINUTES);
       break;
     case "complete":
       finishMarkers(currentAssistant!);
@@ -773,7 +821,9 @@ if (config.hydrationRemountMs !== null) {
     mountComposer();
   }, config.hydrationRemountMs);
 }
-if (config.rateLimitOnLoad) rateLimitDialog();
+if (config.rateLimitOnLoad) renderLimit(WAIT_A_FEW_MINUTES);
+if (config.limit) renderLimit(config.limit);
+window.setInterval(pollLimit, 300);
 addEventListener("popstate", () => location.reload());
 report("page-loaded", { path: location.pathname, layout: config.layout });
 void loadConversation();
