@@ -125,7 +125,7 @@ export const workerProgress = defineOperation({
   name: "worker_progress",
   title: "Report progress",
   description:
-    "Records durable progress (a checkpoint, commit, milestone). Resets the stall guard and wakes /root. Call it whenever meaningful work is done.",
+    "Records durable progress (a checkpoint, commit, milestone). Resets the stall guard and wakes /root. Call it whenever meaningful work is done. The summary (first 2,000 characters) is kept with the worker's newest 50 and shown in the dashboard's timeline.",
   input: { workerId, summary: text(5_000).optional() },
   annotations: { ...WRITE, idempotentHint: false },
   run(ctx, input) {
