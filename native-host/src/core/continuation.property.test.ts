@@ -25,6 +25,7 @@ import type { ExecutorCommand } from "./effects.ts";
 import type { Input } from "./inputs.ts";
 import { type DomainState, EMPTY_STATE, type Worker } from "./model.ts";
 import { explain, type LivenessEnv } from "./liveness.ts";
+import { NOT_DELIVERED } from "./observations.ts";
 import { effectivePolicy, governingPolicy } from "./policy.ts";
 import { seededRandom } from "./simulation.ts";
 import { settleOptions } from "./settle.ts";
@@ -60,19 +61,10 @@ type Observed =
   | "error:HUMAN_VERIFICATION"
   | "error:AWAITING_APPROVAL"
   | "closed";
-/** Every refusal the executor can answer, the ones that prove non-delivery and the ones that do not. */
-const REFUSALS = [
-  "CANCELLED",
-  "STEERING_UNAVAILABLE",
-  "TAB_CLOSED",
-  "EXECUTOR_UNAVAILABLE",
-  "DEADLINE_EXCEEDED",
-  "NOT_SIGNED_IN",
-  "RATE_LIMITED",
-  "USAGE_CAP",
-  "CONVERSATION_TOO_LONG",
-] as const;
-type ResultOutcome = "submitted" | (typeof REFUSALS)[number] | "AMBIGUOUS_SUBMISSION" | "HOST_UI_CHANGED";
+/** Every refusal with which the executor proves non-delivery (the core's own list, so none is left out). */
+const REFUSALS = [...NOT_DELIVERED];
+/** `submitted`, a refusal proving non-delivery, or one that does not (AMBIGUOUS_SUBMISSION, HOST_UI_CHANGED). */
+type ResultOutcome = string;
 
 type Step =
   | { readonly op: "spawn"; readonly w: WorkerId }

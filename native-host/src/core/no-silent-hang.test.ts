@@ -12,6 +12,26 @@ function live(sim: Simulation, id = "w-1", env: LivenessEnv = CONNECTED_ENV) {
   return workerLiveness(sim.state, sim.worker(id), sim.now, env);
 }
 
+/**
+ * An adopted conversation (its worker's policy auto inside a manual run, as "Keep this conversation going" makes it)
+ * whose bootstrap turn went out and is generating.
+ */
+function adoptedAndGenerating(): Simulation {
+  const sim = new Simulation();
+  sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
+  sim.apply({
+    type: "worker.adopt",
+    workerId: "w-1",
+    runId: "run-1",
+    conversationUrl: "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+  });
+  sim.observe("w-1", "idle");
+  sim.advance(3 * SECOND);
+  sim.result("w-1");
+  sim.observe("w-1", "generating");
+  return sim;
+}
+
 /** A worker whose turn just ended idle and whose next turn went out and is generating. */
 function idleAfterTurn(sim: Simulation): void {
   sim.observe("w-1", "idle");
@@ -201,18 +221,7 @@ describe("long turns", () => {
   });
 
   it("an adopted conversation whose long turn ends with new block progress is not stalled", () => {
-    const sim = new Simulation();
-    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
-    sim.apply({
-      type: "worker.adopt",
-      workerId: "w-1",
-      runId: "run-1",
-      conversationUrl: "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
-    });
-    sim.observe("w-1", "idle");
-    sim.advance(3 * SECOND);
-    sim.result("w-1");
-    sim.observe("w-1", "generating");
+    const sim = adoptedAndGenerating();
     sim.advance(75 * MINUTE);
     sim.apply({
       type: "conversation.observed",
@@ -243,18 +252,7 @@ describe("long turns", () => {
 
 describe("controls that mean what they say", () => {
   it("global Auto Resume Off holds an adopted conversation (policy auto inside a manual run) and withdraws its scheduled turn", () => {
-    const sim = new Simulation();
-    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
-    sim.apply({
-      type: "worker.adopt",
-      workerId: "w-1",
-      runId: "run-1",
-      conversationUrl: "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
-    });
-    sim.observe("w-1", "idle");
-    sim.advance(3 * SECOND);
-    sim.result("w-1");
-    sim.observe("w-1", "generating");
+    const sim = adoptedAndGenerating();
     sim.observe("w-1", "idle");
     sim.advance(3 * SECOND);
     const scheduled = sim.worker("w-1").current;

@@ -23,7 +23,7 @@ import { policyOf } from "./worker-lifecycle.ts";
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
 /** Codes with which the executor proves the prompt was NOT submitted: the intent may be delivered later. */
-const NOT_DELIVERED = new Set([
+export const NOT_DELIVERED: ReadonlySet<string> = new Set([
   "CANCELLED",
   "STEERING_UNAVAILABLE",
   "TAB_CLOSED",
