@@ -1,8 +1,10 @@
-// Attention (issue 6): the toolbar badge counts workers that need a person or are paused for a stall, and an
-// optional desktop notification announces each new one. Read from the host's ui_summary after every change.
+// Attention (issue 6): the toolbar badge counts workers whose liveness needs a person (docs/ui.md, Attention), and
+// an optional desktop notification announces each new reason once. Read from ui_summary after every change.
 import { errorText, type Logger } from "../lib/logger.ts";
+import { workerName } from "../ui/format.ts";
+import { livenessLine } from "../ui/liveness-words.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
-import { summarySchema, waitsForToolApproval, type WorkerView } from "../ui/view-models.ts";
+import { summarySchema, type WorkerView } from "../ui/view-models.ts";
 import type { ConnectionHealth } from "./native-connection.ts";
 
 export interface AttentionApi {
@@ -34,14 +36,24 @@ export interface AttentionOptions {
 
 const TITLE = "ChatGPT Orchestrator";
 
-/** One key per episode: a worker that needs a person again later (new request time) is announced again. */
-export function attentionKey(w: WorkerView): string | undefined {
-  if (waitsForToolApproval(w) && !w.wait) {
-    return `approval:${w.id}:${w.attempt?.seq ?? 0}`;
-  }
-  if (w.label === "Needs you") return `human:${w.id}:${w.wait?.requestedAt ?? 0}`;
-  if (w.label === "Stalled") return `stall:${w.id}:${w.pause?.at ?? 0}`;
-  return undefined;
+/**
+ * One key per episode: the worker, its liveness reason and when that began. A worker that needs a person for
+ * another reason, or for the same one again later, is announced again; the same episode never twice.
+ */
+export function attentionKey(w: Pick<WorkerView, "id" | "liveness">): string | undefined {
+  const l = w.liveness;
+  return l?.needsYou ? `${l.reason}:${w.id}:${l.since}` : undefined;
+}
+
+/** A desktop notification for a worker that needs a person: what holds it, and what to do about it. */
+export function attentionMessage(w: WorkerView, now: number): { title: string; message: string } {
+  const l = w.liveness;
+  if (!l) return { title: "Needs you", message: `${workerName(w)} needs you` };
+  const question = w.wait?.kind === "human" ? ` "${w.wait.question.slice(0, 200)}"` : "";
+  return {
+    title: "Needs you",
+    message: `${workerName(w)}: ${livenessLine(l, now)}.${question} ${l.remedy.text}`,
+  };
 }
 
 export class Attention {
@@ -79,20 +91,18 @@ export class Attention {
         this.opts.log.warn(`badge: ${reply.error?.message ?? "unexpected ui_summary result"}`);
         return;
       }
-      const workers = parsed.data.workers;
-      const needsYou = workers.filter((w) => w.label === "Needs you");
-      const stalled = workers.filter((w) => w.label === "Stalled");
-      const count = needsYou.length + stalled.length;
-      const parts = [
-        needsYou.length ? `${needsYou.length} need${needsYou.length === 1 ? "s" : ""} you` : "",
-        stalled.length ? `${stalled.length} paused for stall` : "",
-      ].filter(Boolean);
+      const needsYou = parsed.data.workers.filter((w) => w.liveness?.needsYou === true);
+      const count = needsYou.length;
+      // The tooltip says why in words (the badge's number and colour alone would not).
+      const reasons = [...new Set(needsYou.map((w) => w.liveness?.text ?? ""))].join("; ");
       await this.badge(
         count ? String(count) : "",
-        needsYou.length ? "#b91c1c" : "#b45309",
-        parts.length ? `${TITLE}: ${parts.join(", ")}` : `${TITLE}: nothing needs you`,
+        "#b91c1c",
+        count
+          ? `${TITLE}: ${count} need${count === 1 ? "s" : ""} you (${reasons})`
+          : `${TITLE}: nothing needs you`,
       );
-      await this.announce([...needsYou, ...stalled]);
+      await this.announce(needsYou);
     } catch (e) {
       this.opts.log.warn(`attention: ${errorText(e)}`);
     }
@@ -118,17 +128,10 @@ export class Attention {
     await this.opts.announced.set([...current.keys()]);
     const notifications = this.opts.api.notifications;
     if (fresh.length === 0 || !notifications || !(await this.opts.prefs()).notifications) return;
+    const now = Date.now();
     for (const [key, w] of fresh) {
-      const message =
-        w.label === "Needs you"
-          ? `${w.name} needs you: ${w.wait?.kind === "human" ? w.wait.question.slice(0, 200) : ""}`
-          : `${w.name} is paused: no progress in ${w.noProgressAttempts} turns`;
-      await notifications.create(key, {
-        type: "basic",
-        title: w.label === "Needs you" ? "Needs you" : "Paused for stall",
-        message,
-        iconUrl: this.opts.iconUrl,
-      });
+      const { title, message } = attentionMessage(w, now);
+      await notifications.create(key, { type: "basic", title, message, iconUrl: this.opts.iconUrl });
     }
   }
 }

@@ -7,7 +7,9 @@ import { useState } from "preact/hooks";
 import {
   act,
   ActionButton,
+  type AnswerAction,
   Announcer,
+  runCall,
   ConfirmButton,
   ConnectionBanner,
   StorageBanner,
@@ -19,7 +21,10 @@ import {
 } from "../ui/components.tsx";
 import { ago, attemptLine, clock, eventWords, stateWords, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
+import { LivenessLine } from "../ui/liveness-view.tsx";
+import { remedyPlan } from "../ui/remedy.ts";
 import type { UiClient } from "../ui/ui-client.ts";
+import { CompletionNote } from "./completion-note.tsx";
 import {
   runGetSchema,
   runListSchema,
@@ -66,7 +71,11 @@ export function Dashboard(props: DashboardProps): JSX.Element {
           <RunList runs={list} selected={runId} select={setChosenRun} />
           {detail.data && detail.data.run.id === runId ? (
             <>
-              <RunControls client={client} run={detail.data.run} />
+              <RunControls
+                client={client}
+                run={detail.data.run}
+                globalOff={summary.data?.autoResume.enabled === false}
+              />
               <NeedsYou client={client} workers={workers} />
               <StallWarnings client={client} workers={workers} />
               <WorkerTable
@@ -77,7 +86,12 @@ export function Dashboard(props: DashboardProps): JSX.Element {
                 select={setWorkerId}
               />
               {workerId !== null && workers.some((w) => w.id === workerId) ? (
-                <WorkerDrillDown client={client} workerId={workerId} close={() => setWorkerId(null)} />
+                <WorkerDrillDown
+                  client={client}
+                  workerId={workerId}
+                  now={props.now}
+                  close={() => setWorkerId(null)}
+                />
               ) : null}
             </>
           ) : null}
@@ -118,7 +132,7 @@ function RunList(props: {
 }
 
 /** Spec 17.5: Auto Resume for unfinished workers, pause all, resume all, and the destructive Stop run. */
-function RunControls(props: { client: UiClient; run: RunView }): JSX.Element {
+function RunControls(props: { client: UiClient; run: RunView; globalOff: boolean }): JSX.Element {
   const { client, run } = props;
   const on = run.defaultPolicy.mode === "auto";
   const active = run.status === "active";
@@ -163,6 +177,13 @@ function RunControls(props: { client: UiClient; run: RunView }): JSX.Element {
           run={() => act(client, "run_stop", { runId: run.id, reason: "stopped by the operator" })}
         />
       </div>
+      {props.globalOff ? (
+        // The popup's global switch wins over every run's default (docs/operator-guide.md, Controls).
+        <p class="muted" data-testid="global-auto-resume-off">
+          The popup's Auto Resume switch is Off: no worker continues by itself, whatever this run's setting
+          says.
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -227,7 +248,10 @@ function NeedsYouItem(props: { client: UiClient; worker: WorkerView }): JSX.Elem
   );
 }
 
-/** Spec 16.4: Continue anyway / Pause / Open conversation / Stop worker, for warned and stall-paused workers. */
+/**
+ * Spec 16.4: Continue anyway / Pause / Open conversation / Stop worker, for warned and stall-paused workers. Continue
+ * anyway is the stall's remedy (docs/ui.md): only a stall pause has one; a warned worker still runs.
+ */
 function StallWarnings(props: { client: UiClient; workers: readonly WorkerView[] }): JSX.Element | null {
   const { client } = props;
   const items = props.workers.filter(
@@ -245,11 +269,7 @@ function StallWarnings(props: { client: UiClient; workers: readonly WorkerView[]
             {w.label === "Stalled" ? " — paused for stall" : " — still running"}.
           </p>
           <div class="row">
-            <ActionButton
-              label="Continue anyway"
-              testId="continue-anyway"
-              run={() => act(client, "worker_resume", { workerId: w.id })}
-            />
+            <StallRemedy client={client} worker={w} />
             {w.label !== "Stalled" ? (
               <ActionButton
                 label="Pause"
@@ -275,6 +295,29 @@ function StallWarnings(props: { client: UiClient; workers: readonly WorkerView[]
       ))}
     </section>
   );
+}
+
+/** The stall's remedy button (Continue anyway), from the worker's liveness; nothing while it still runs. */
+function StallRemedy(props: { client: UiClient; worker: WorkerView }): JSX.Element | null {
+  const l = props.worker.liveness;
+  const plan = l?.reason === "stalled" ? remedyPlan(props.worker.id, l) : undefined;
+  if (plan?.kind !== "call") return null;
+  return (
+    <ActionButton label={plan.label} testId={plan.testId} run={() => runCall(props.client, plan.call)} />
+  );
+}
+
+/** The `answer` remedy in the worker table: focus that worker's answer box in the Needs-you section above. */
+function answerIn(w: WorkerView): AnswerAction | undefined {
+  if (w.wait?.kind !== "human") return undefined;
+  return {
+    label: "Answer",
+    open: () => {
+      const box = document.getElementById(`answer-${w.id}`);
+      box?.scrollIntoView({ block: "center" });
+      box?.focus();
+    },
+  };
 }
 
 function WorkerTable(props: {
@@ -312,6 +355,7 @@ function WorkerTable(props: {
                 </th>
                 <td>
                   <StateChip worker={w} />
+                  <LivenessLine worker={w} now={props.now} />
                 </td>
                 <td>{w.disposition.replace(/_/g, " ")}</td>
                 <td>{attemptLine(w)}</td>
@@ -327,7 +371,7 @@ function WorkerTable(props: {
                   )}
                 </td>
                 <td>
-                  <WorkerControls client={props.client} worker={w} />
+                  <WorkerControls client={props.client} worker={w} answer={answerIn(w)} />
                 </td>
               </tr>
             );
@@ -338,7 +382,12 @@ function WorkerTable(props: {
   );
 }
 
-function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () => void }): JSX.Element {
+function WorkerDrillDown(props: {
+  client: UiClient;
+  workerId: string;
+  now: () => number;
+  close: () => void;
+}): JSX.Element {
   const detail = useLive(
     props.client,
     "ui_worker_detail",
@@ -361,7 +410,14 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
             <StateChip worker={d.worker} /> · {attemptLine(d.worker)}
             {d.worker.summary ? ` · ${d.worker.summary}` : ""}
           </p>
+          <LivenessLine worker={d.worker} now={props.now} />
+          {d.worker.liveness ? (
+            <p class="muted" data-testid="liveness-since">
+              Since {clock(d.worker.liveness.since)}
+            </p>
+          ) : null}
           {d.worker.pause ? <p>Paused: {d.worker.pause.reason}</p> : null}
+          <CompletionNote policy={d.worker.policy} />
           <h3>Provenance</h3>
           <dl data-testid="provenance">
             <dt>Path</dt>
@@ -412,6 +468,12 @@ function WorkerDrillDown(props: { client: UiClient; workerId: string; close: () 
             {d.events.map((e) => (
               <li key={e.seq}>
                 {clock(e.at)} — {eventWords(e.type)}
+                {/* What the worker reported with worker_progress (its newest 50 are kept: docs/privacy.md); text only. */}
+                {typeof e.data.summary === "string" ? (
+                  <>
+                    : <span data-testid="event-summary">{e.data.summary}</span>
+                  </>
+                ) : null}
               </li>
             ))}
           </ol>

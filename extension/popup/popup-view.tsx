@@ -15,28 +15,16 @@ import {
 } from "../ui/components.tsx";
 import { ago, attemptLine, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
+import { LivenessLine } from "../ui/liveness-view.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 import { AdoptPanel, ReleaseButton } from "./adopt-panel.tsx";
-import {
-  countsOf,
-  summarySchema,
-  type RunView,
-  waitsForToolApproval,
-  type WorkerView,
-} from "../ui/view-models.ts";
+import { type AutoResume, countsOf, summarySchema, type WorkerView } from "../ui/view-models.ts";
 
 export interface PopupProps {
   readonly client: UiClient;
   /** Opens an extension page (dashboard or options) in a tab. */
   readonly openPage: (page: "dashboard" | "options") => void;
   readonly now: () => number;
-}
-
-/** Auto Resume across the active runs: on, off, or mixed (some runs each way). */
-function autoResumeOf(runs: readonly RunView[]): "on" | "off" | "mixed" | "none" {
-  if (runs.length === 0) return "none";
-  const on = runs.filter((r) => r.defaultPolicy.mode === "auto").length;
-  return on === runs.length ? "on" : on === 0 ? "off" : "mixed";
 }
 
 export function Popup(props: PopupProps): JSX.Element {
@@ -61,7 +49,7 @@ export function Popup(props: PopupProps): JSX.Element {
           Could not read the orchestrator state: {summary.error.message}
         </p>
       ) : null}
-      {data && connected ? <Body {...props} runs={data.runs} workers={data.workers} /> : null}
+      {data && connected ? <Body {...props} autoResume={data.autoResume} workers={data.workers} /> : null}
       {connected && !data && !summary.error ? <p class="muted">Loading…</p> : null}
       <footer class="spread" style="margin-top:10px">
         <button type="button" data-testid="open-dashboard" onClick={() => props.openPage("dashboard")}>
@@ -75,30 +63,26 @@ export function Popup(props: PopupProps): JSX.Element {
   );
 }
 
-function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly WorkerView[] }): JSX.Element {
-  const { client, runs, workers } = props;
-  const mode = autoResumeOf(runs);
+function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly WorkerView[] }): JSX.Element {
+  const { client, autoResume, workers } = props;
   const counts = countsOf(workers);
   const tabWorker = workers.find((w) => w.id === client.status.value?.tabWorkerId);
-  const setAll = async (target: "auto" | "manual") => {
-    for (const r of runs) {
-      const e = await act(client, "run_continuation_set_default", { runId: r.id, patch: { mode: target } });
-      if (e) return e;
-    }
-    return undefined;
-  };
+  // The popup has no answer form: the dashboard's Needs-you section has it.
+  const answer = { label: "Answer in dashboard", open: () => props.openPage("dashboard") };
   return (
     <>
       <section aria-labelledby="ec-title">
         <h2 id="ec-title">Execution continuity</h2>
         <div class="spread">
           <span id="ar-label">Auto Resume</span>
-          <AutoResumeSwitch mode={mode} set={setAll} />
+          <AutoResumeSwitch
+            autoResume={autoResume}
+            idle={workers.length === 0}
+            set={(enabled) => act(client, "auto_resume_set", { enabled })}
+          />
         </div>
         <p class="muted" id="ar-help">
-          Keep unfinished workers running across ChatGPT turn boundaries.
-          {mode === "mixed" ? " Some runs have it on, some off." : ""}
-          {mode === "none" ? " No active run." : ""}
+          Keep unfinished workers running across ChatGPT turn boundaries. {autoResumeWords(autoResume)}
         </p>
         <dl class="counts" data-testid="counts">
           <dt>Active workers</dt>
@@ -130,12 +114,15 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
               <p class="muted">
                 {w.path} · last progress {ago(w.lastProgressAt, props.now())}
               </p>
+              <LivenessLine worker={w} now={props.now} />
               <p>{attemptLine(w)}</p>
-              {w.label === "Needs you" && w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
-              {waitsForToolApproval(w) ? (
-                <p>Approve or deny the tool call in its ChatGPT conversation.</p>
-              ) : null}
-              <WorkerControls client={client} worker={w} show={{ continueNow: false, stop: false }} />
+              {w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
+              <WorkerControls
+                client={client}
+                worker={w}
+                show={{ continueNow: false, stop: false }}
+                answer={answer}
+              />
             </li>
           ))}
         </ul>
@@ -149,11 +136,15 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
               <StateChip worker={tabWorker} />
             </div>
             <p class="muted">{tabWorker.path}</p>
+            <LivenessLine worker={tabWorker} now={props.now} remedyText={false} />
             <p>
-              Auto Resume {tabWorker.policy.mode === "auto" ? "on" : "off"}
-              {tabWorker.policyOverride.mode !== undefined ? " (this worker's own setting)" : ""}
+              {!autoResume.enabled
+                ? "Auto Resume off (switched off for every worker)"
+                : `Auto Resume ${tabWorker.policy.mode === "auto" ? "on" : "off"}${
+                    tabWorker.policyOverride.mode !== undefined ? " (this worker's own setting)" : ""
+                  }`}
             </p>
-            <WorkerControls client={client} worker={tabWorker} show={{ stop: false }} />
+            <WorkerControls client={client} worker={tabWorker} show={{ stop: false }} answer={answer} />
             {tabWorker.adopted === true ? (
               <>
                 <ReleaseButton client={client} workerId={tabWorker.id} />
@@ -173,22 +164,37 @@ function Body(props: PopupProps & { runs: readonly RunView[]; workers: readonly 
   );
 }
 
+/** What the switch means right now, in words (it reads On only while something continues by itself). */
+export function autoResumeWords(a: AutoResume): string {
+  if (!a.enabled) return "Off: nothing continues by itself; what you ask for still goes.";
+  if (a.on)
+    return a.automatic === 1
+      ? "1 worker continues by itself."
+      : `${a.automatic} workers continue by themselves.`;
+  return "No unfinished worker has Auto Resume on.";
+}
+
+/**
+ * The global switch (`auto_resume_set`, docs/operator-guide.md "Controls"): On iff the host says something auto-
+ * resumes, so it never reads Off while anything does. Nothing to switch while it is allowed and no worker is active.
+ */
 function AutoResumeSwitch(props: {
-  mode: "on" | "off" | "mixed" | "none";
-  set: (target: "auto" | "manual") => Promise<string | undefined>;
+  autoResume: AutoResume;
+  idle: boolean;
+  set: (enabled: boolean) => Promise<string | undefined>;
 }): JSX.Element {
-  const on = props.mode === "on";
+  const { on, enabled } = props.autoResume;
   return (
     <ActionButton
-      label={props.mode === "mixed" ? "Mixed" : on ? "On" : "Off"}
+      label={on ? "On" : "Off"}
       labelId="ar-state"
       testId="auto-resume"
       class="switch"
-      disabled={props.mode === "none"}
+      disabled={enabled && props.idle}
       describedBy="ar-help"
       labelledBy="ar-label ar-state"
       checked={on}
-      run={() => props.set(on ? "manual" : "auto")}
+      run={() => props.set(!on)}
     />
   );
 }

@@ -1,12 +1,13 @@
-// Shared pieces of every view: the root with its stylesheet, state and connection chips, the connection banner
-// with its fix, buttons that run an operation and show its error, a confirmed destructive button, the worker
-// controls (Pause / Resume / Continue now / Stop worker) and a polite live region for meaningful changes only.
+// Shared pieces of every view: the root with its stylesheet, state and connection chips, the connection banner with
+// its fix, buttons that run an operation and show its error, a confirmed destructive button, the worker controls
+// (Pause / a hold's remedy / Continue now / Stop worker) and a polite live region for meaningful changes only.
 import { createContext, type ComponentChildren, type JSX } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { clock, STATE_ICON, stateWords } from "./format.ts";
 import { UI_CSS } from "./styles.ts";
 import type { UiClient } from "./ui-client.ts";
 import type { UiStatus } from "./ui-protocol.ts";
+import { offersContinueNow, PAUSE_REASONS, remedyPlan, type RemedyPlan } from "./remedy.ts";
 import type { Storage, WorkerView } from "./view-models.ts";
 
 /**
@@ -256,38 +257,83 @@ export async function act(
   return r.ok ? undefined : r.error.message;
 }
 
+/** The Needs-you answer for the `answer` remedy: the dashboard's form, or the popup opening the dashboard. */
+export interface AnswerAction {
+  readonly label: string;
+  readonly open: () => void;
+}
+
 /**
- * Pause / Resume (Continue anyway for a stall) / Continue now / Stop worker for one worker. `Continue now` while
- * the conversation is generating queues one turn for after it (spec 15.2), and says so on the button.
+ * A worker's controls, driven by its liveness (docs/ui.md, "Liveness and remedies"): Pause, or while paused the
+ * pause's remedy (Resume / Continue anyway / Continue now) in the same button; the remedy of any other hold (Release,
+ * Open conversation, Answer); Continue now where it makes sense; Stop worker. `Continue now` while the conversation
+ * is generating queues one turn for after it (spec 15.2), and says so on the button.
  */
 export function WorkerControls(props: {
   client: UiClient;
   worker: WorkerView;
   show?: { pause?: boolean; continueNow?: boolean; stop?: boolean };
+  /** The overlay may call only its own worker's controls, and is itself the conversation (nothing to open). */
+  place?: "page" | "overlay";
+  answer?: AnswerAction;
 }): JSX.Element | null {
   const { client, worker: w } = props;
   const show = { pause: true, continueNow: true, stop: true, ...props.show };
   if (w.status !== "active") return null;
-  const paused = w.label === "Paused" || w.label === "Stalled";
-  const waitingForPerson = w.label === "Needs you";
+  const l = w.liveness;
+  const overlay = props.place === "overlay";
+  const plan: RemedyPlan = l ? remedyPlan(w.id, l) : { kind: "text" };
+  const paused = l ? PAUSE_REASONS.has(l.reason) : w.pause !== null;
+  // One element that changes its words (Pause ⇄ the pause's remedy), not two: replacing the focused button would
+  // drop a keyboard user's focus to the top of the page right after they pressed it.
+  const toggle =
+    paused && plan.kind === "call"
+      ? plan
+      : paused
+        ? remedyCall("Resume", "resume", "worker_resume", { workerId: w.id })
+        : remedyCall("Pause", "pause", "worker_pause", { workerId: w.id });
+  const continueRemedy = !paused && plan.kind === "call" && l?.remedy.action === "continue_now";
+  const showContinue =
+    (show.continueNow || continueRemedy) &&
+    offersContinueNow(l) &&
+    !(paused && toggle.call.op === "worker_continue_now");
+  const continueCall = continueRemedy
+    ? plan.call
+    : { op: "worker_continue_now", params: { workerId: w.id, clearPause: true } };
   const generating = w.conversation.state === "generating";
+  // Another remedy than the pause's or Continue now's: Release, Open conversation, Answer, Auto Resume on.
+  let extra: JSX.Element | null = null;
+  if (!paused && plan.kind === "call" && !continueRemedy && !(overlay && plan.call.op === "auto_resume_set"))
+    extra = <ActionButton label={plan.label} testId={plan.testId} run={() => runCall(client, plan.call)} />;
+  if (plan.kind === "open" && !overlay)
+    extra = (
+      <button
+        type="button"
+        data-testid={plan.testId}
+        onClick={() => client.openConversation(w.id, w.conversation.url)}
+      >
+        {plan.label}
+      </button>
+    );
+  if (plan.kind === "answer" && props.answer)
+    extra = (
+      <button type="button" data-testid={plan.testId} onClick={props.answer.open}>
+        {props.answer.label}
+      </button>
+    );
   return (
     <div class="row" role="group" aria-label={`Controls for ${w.name || w.path}`}>
-      {show.pause ? (
-        // One element that changes its words (Pause ⇄ Resume), not two: replacing the focused button would drop
-        // a keyboard user's focus to the top of the page right after they pressed it.
-        <ActionButton
-          label={paused ? (w.label === "Stalled" ? "Continue anyway" : "Resume") : "Pause"}
-          testId={paused ? "resume" : "pause"}
-          run={() => act(client, paused ? "worker_resume" : "worker_pause", { workerId: w.id })}
-        />
+      {show.pause || paused ? (
+        <ActionButton label={toggle.label} testId={toggle.testId} run={() => runCall(client, toggle.call)} />
       ) : null}
-      {show.continueNow && !waitingForPerson && w.label !== "Waiting" ? (
+      {extra}
+      {showContinue ? (
         <ActionButton
           label={generating ? "Continue after this turn" : "Continue now"}
           testId="continue-now"
-          disabled={w.pendingContinuation !== null && w.label === "Resuming"}
-          run={() => act(client, "worker_continue_now", { workerId: w.id, clearPause: true })}
+          // Due with nothing to do (idle grace, a turn being sent): the turn goes out anyway.
+          disabled={l?.state === "due" && l.remedy.action === "none"}
+          run={() => runCall(client, continueCall)}
         />
       ) : null}
       {show.stop ? (
@@ -300,6 +346,23 @@ export function WorkerControls(props: {
       ) : null}
     </div>
   );
+}
+
+function remedyCall(
+  label: string,
+  testId: string,
+  op: string,
+  params: Record<string, unknown>,
+): { label: string; testId: string; call: { op: string; params: Readonly<Record<string, unknown>> } } {
+  return { label, testId, call: { op, params } };
+}
+
+/** Runs a remedy's operation; the host's refusal (e.g. CONVERSATION_BLOCKED) comes back as words to show. */
+export function runCall(
+  client: UiClient,
+  call: { op: string; params: Readonly<Record<string, unknown>> },
+): Promise<string | undefined> {
+  return act(client, call.op, { ...call.params });
 }
 
 /**

@@ -39,9 +39,13 @@ export function clock(at: number | null): string {
   return new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
-export function attemptLine(w: Pick<WorkerView, "attempt" | "autoResumes">): string {
+/**
+ * "Attempt 4 · 2 auto resumes": numbered by the turns actually submitted (`turns`), so a keepalive steer the page
+ * refused or a command that never reached ChatGPT does not count as an attempt the person could see.
+ */
+export function attemptLine(w: Pick<WorkerView, "turns" | "autoResumes">): string {
   const parts: string[] = [];
-  if (w.attempt) parts.push(`Attempt ${w.attempt.seq}`);
+  if (w.turns > 0) parts.push(`Attempt ${w.turns}`);
   if (w.autoResumes > 0) parts.push(`${w.autoResumes} auto resume${w.autoResumes === 1 ? "" : "s"}`);
   return parts.join(" · ") || "No attempt yet";
 }

@@ -19,6 +19,8 @@ export const PAGE_OPERATIONS = [
   "run_pause_all",
   "run_resume_all",
   "run_continuation_set_default",
+  // The popup's global Auto Resume switch (docs/operator-guide.md, Controls).
+  "auto_resume_set",
   "worker_list",
   "worker_get",
   "worker_pause",

@@ -2,7 +2,7 @@
 // parsed before it is shown, so a host of another version shows an error instead of a half-drawn view.
 import { z } from "zod";
 import { continuationPolicySchema, policyPatchSchema } from "../../shared/continuation-policy.ts";
-import { AWAITING_APPROVAL } from "../../shared/error-codes.ts";
+import { livenessSchema } from "../../shared/liveness.ts";
 
 /** Spec 17.1 words, as the host's views.ts produces them. */
 export const stateLabelSchema = z.enum([
@@ -48,6 +48,10 @@ export const workerViewSchema = z.object({
   status: z.string(),
   disposition: z.string(),
   label: stateLabelSchema,
+  /** What it is doing and why, with its remedy (shared/liveness.ts, the host's own schema); null once ended. */
+  liveness: livenessSchema.nullable(),
+  /** Turns actually submitted: what the UI numbers (a refused steer or an undelivered command is not a turn). */
+  turns: z.number().int().nonnegative(),
   summary: z.string().nullable(),
   attempt: z.object({ seq: z.number(), reason: z.string(), state: z.string() }).nullable(),
   autoResumes: z.number(),
@@ -72,9 +76,9 @@ export const workerViewSchema = z.object({
 });
 export type WorkerView = z.infer<typeof workerViewSchema>;
 
-/** Needs you because a tool-confirmation card in ChatGPT waits for a person (the host's `awaitingApproval`). */
-export function waitsForToolApproval(w: WorkerView): boolean {
-  return w.label === "Needs you" && w.conversation.errorCode === AWAITING_APPROVAL;
+/** Needs you because a tool-confirmation card in ChatGPT waits for a person (liveness reason `approval`). */
+export function waitsForToolApproval(w: Pick<WorkerView, "liveness">): boolean {
+  return w.liveness?.reason === "approval";
 }
 
 export const runViewSchema = z.object({
@@ -103,9 +107,21 @@ export const storageSchema = z.discriminatedUnion("writable", [
 ]);
 export type Storage = z.infer<typeof storageSchema>;
 
+/**
+ * The popup's global Auto Resume switch (docs/operator-guide.md, Controls): `enabled` is the switch itself, `on` is
+ * what it shows (enabled and at least one unfinished worker continues by itself), `automatic` counts those workers.
+ */
+export const autoResumeSchema = z.object({
+  enabled: z.boolean(),
+  on: z.boolean(),
+  automatic: z.number().int().nonnegative(),
+});
+export type AutoResume = z.infer<typeof autoResumeSchema>;
+
 export const summarySchema = z.object({
   runs: z.array(runViewSchema),
   workers: z.array(workerViewSchema),
+  autoResume: autoResumeSchema,
   eventSeq: z.number(),
   /** Absent from hosts older than the full-disk handling. */
   storage: storageSchema.optional(),

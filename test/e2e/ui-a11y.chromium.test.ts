@@ -222,18 +222,17 @@ describe("operator UI accessibility and screenshots in Chromium (issue 6)", { ti
       back.push((await focused()).key);
     }
     expect(back).toEqual(order.slice(0, -1).reverse());
-    const runMode = async () =>
-      (await tool<{ run: { defaultPolicy: { mode: string } } }>(e2e.mcp, "run_get", { runId })).run
-        .defaultPolicy.mode;
+    const autoResumeEnabled = async () =>
+      (await tool<{ autoResume: { enabled: boolean } }>(e2e.mcp, "ui_summary", {})).autoResume.enabled;
 
-    // Space toggles Auto Resume off, Enter back on; the host's run default follows.
+    // Space toggles the global Auto Resume off, Enter back on; the host's switch follows.
     await tabTo("auto-resume");
     await popup.keyboard.press("Space");
-    await expect.poll(runMode).toBe("manual");
+    await expect.poll(autoResumeEnabled).toBe(false);
     await expect.poll(() => popup.getByTestId("auto-resume").getAttribute("aria-checked")).toBe("false");
     expect((await focused()).key, "focus stays on the switch").toBe("auto-resume");
     await popup.keyboard.press("Enter");
-    await expect.poll(runMode).toBe("auto");
+    await expect.poll(autoResumeEnabled).toBe(true);
     await expect.poll(() => popup.getByTestId("auto-resume").getAttribute("aria-checked")).toBe("true");
 
     // Enter on the current conversation's Pause pauses the worker after its turn.

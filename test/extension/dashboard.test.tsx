@@ -4,7 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Dashboard } from "../../extension/dashboard/dashboard-view.tsx";
 import type { WorkerView } from "../../extension/ui/view-models.ts";
+import { livenessOf } from "../../shared/liveness.ts";
 import {
+  autoResume,
   button,
   byTestId,
   expectAccessible,
@@ -164,18 +166,110 @@ describe("dashboard actions", () => {
   it("stall warning offers Continue anyway, Open conversation and a confirmed Stop worker", async () => {
     const w = worker("Stalled");
     const { root, bg } = dashboard([w]);
-    bg.answer("worker_resume", {});
+    bg.answer("worker_continue_now", {});
     await until(() => byTestId(root, "stall-item").length === 1, "stall");
     const item = byTestId(root, "stall-item")[0]!;
     expect(item.textContent).toContain("20 turns without progress");
+    // Continue anyway is the stall's remedy: clear the pause and make one attempt (or say why not).
     byTestId(item, "continue-anyway")[0]!.click();
     byTestId(item, "open-conversation")[0]!.click();
-    await until(() => bg.callsOf("worker_resume").length === 1, "resume");
+    await until(() => bg.callsOf("worker_continue_now").length === 1, "continue anyway");
+    expect(bg.callsOf("worker_continue_now")).toEqual([{ workerId: w.id, clearPause: true }]);
     expect(bg.other).toContainEqual({ type: "open-conversation", workerId: w.id, url: w.conversation.url });
-    // A warned worker that still runs can be paused from the warning too.
+    // A warned worker that still runs can be paused from the warning too; it has no pause to continue from.
     const warned = worker("Working", { stallWarning: true, noProgressAttempts: 11 });
     const again = dashboard([warned]);
     await until(() => byTestId(again.root, "stall-pause").length === 1, "pause offered");
+    expect(byTestId(byTestId(again.root, "stall-item")[0]!, "continue-anyway")).toHaveLength(0);
+  });
+
+  it("worker rows show the liveness with its details and the remedy: Release, Open conversation, Answer", async () => {
+    const waiting = worker("Waiting", {
+      id: "w-wait",
+      liveness: livenessOf("waiting_for_workers", NOW - 1000, {
+        detail: { workerIds: ["w-b"], workerPaths: ["/root/b"] },
+      }),
+    });
+    const signedOut = worker("Needs you", {
+      id: "w-out",
+      wait: null,
+      liveness: livenessOf("signed_out", NOW - 1000, { detail: { code: "NOT_SIGNED_IN" } }),
+    });
+    const queued = worker("Waiting", {
+      id: "w-slot",
+      wait: null,
+      liveness: livenessOf("tab_slot", NOW - 1000, { detail: { position: 2 } }),
+    });
+    const asking = worker("Needs you", { id: "w-ask" });
+    const { root, bg } = dashboard([waiting, signedOut, queued, asking]);
+    bg.answer("worker_resume", {});
+    await until(() => byTestId(root, "worker-row").length === 4, "rows");
+    const row = (id: string) =>
+      root.querySelector<HTMLElement>(`[data-testid="worker-row"][data-worker-id="${id}"]`)!;
+    const line = (id: string) => byTestId(row(id), "liveness-line")[0]!.textContent;
+    expect(line("w-wait")).toBe("Waiting for workers: /root/b");
+    expect(line("w-out")).toBe("Signed out of ChatGPT (NOT_SIGNED_IN)");
+    expect(line("w-slot")).toBe("Waiting for a tab slot (1 ahead)");
+    expect(line("w-ask")).toBe("Needs your answer");
+    byTestId(row("w-wait"), "release-wait")[0]!.click();
+    await until(() => bg.callsOf("worker_resume").length === 1, "release");
+    expect(bg.callsOf("worker_resume")).toEqual([{ workerId: "w-wait" }]);
+    // Signed out: no Continue now (the host would refuse it); the remedy opens the conversation to sign in.
+    expect(byTestId(row("w-out"), "continue-now")).toHaveLength(0);
+    expect(byTestId(row("w-out"), "open-conversation")[0]!.textContent).toBe("Open conversation to sign in");
+    byTestId(row("w-out"), "open-conversation")[0]!.click();
+    expect(bg.other).toContainEqual({
+      type: "open-conversation",
+      workerId: "w-out",
+      url: signedOut.conversation.url,
+    });
+    // A tab slot needs nothing but time: words only.
+    expect(byTestId(row("w-slot"), "remedy-text")[0]!.textContent).toContain(
+      "Starts when a generating tab finishes",
+    );
+    // Answer takes the keyboard to that worker's answer box in the Needs-you section.
+    byTestId(row("w-ask"), "answer-remedy")[0]!.click();
+    expect(document.activeElement?.id).toBe("answer-w-ask");
+    await expectAccessible(root);
+  });
+
+  it("says next to the run's switch when the popup's global Auto Resume switch is Off", async () => {
+    const bg = new ScriptedBackground();
+    bg.answer("ui_summary", { runs: [run()], workers: [], autoResume: autoResume(0, false), eventSeq: 1 });
+    const { root } = dashboard([worker("Idle")], bg);
+    await until(() => byTestId(root, "global-auto-resume-off").length === 1, "the note");
+    expect(byTestId(root, "global-auto-resume-off")[0]!.textContent).toContain(
+      "no worker continues by itself",
+    );
+    await expectAccessible(root);
+  });
+
+  it("drill-down: the liveness and since when, and what the completion signal means for this worker", async () => {
+    const mcp = worker("Paused");
+    const block = worker("Working", {
+      id: "w-block",
+      policy: { ...worker("Working").policy, completionSignal: "output_block" },
+    });
+    const { root } = dashboard([mcp, block]);
+    await until(() => byTestId(root, "drill-down").length === 2, "rows");
+    byTestId(root, "drill-down")[0]!.click();
+    await until(() => byTestId(root, "completion-note").length === 1, "the note");
+    const drill = () => byTestId(root, "drill")[0]!;
+    expect(byTestId(drill(), "liveness-line")[0]!.textContent).toBe("Paused by you");
+    expect(byTestId(drill(), "remedy-text")[0]!.textContent).toBe("Resume lets it continue.");
+    expect(byTestId(drill(), "liveness-since")[0]!.textContent).toMatch(/^Since /);
+    expect(byTestId(drill(), "completion-note")[0]!.textContent).toContain(
+      "A continuation-state block counts only when it says blocked or complete; anything else in a block is ignored.",
+    );
+    byTestId(root, "drill-down")[1]!.click();
+    await until(
+      () => byTestId(drill(), "completion-note")[0]?.dataset.signal === "output_block",
+      "the other",
+    );
+    expect(byTestId(drill(), "completion-note")[0]!.textContent).toContain(
+      "Worker tools (worker_complete, worker_await_human, …) still work.",
+    );
+    await expectAccessible(root);
   });
 
   it("worker override of Auto Resume is visibly and textually distinct from the run default", async () => {
@@ -224,7 +318,13 @@ describe("dashboard while the host cannot save changes", () => {
       since: NOW - 5_000,
       nextRetryAt: NOW + 9_000,
     };
-    bg.answer("ui_summary", () => ({ runs: [run()], workers: [], eventSeq: 1, storage }));
+    bg.answer("ui_summary", () => ({
+      runs: [run()],
+      workers: [],
+      autoResume: autoResume(),
+      eventSeq: 1,
+      storage,
+    }));
     const { root } = dashboard([worker("Working")], bg);
     await until(() => byTestId(root, "storage-banner").length === 1, "the storage banner");
     const banner = byTestId(root, "storage-banner")[0]!;

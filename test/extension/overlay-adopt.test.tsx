@@ -14,6 +14,7 @@ import {
 import { Popup } from "../../extension/popup/popup-view.tsx";
 import { DEFAULT_LOCAL_PREFS, type UiStatus } from "../../extension/ui/ui-protocol.ts";
 import {
+  autoResume,
   byTestId,
   expectAccessible,
   mount,
@@ -248,7 +249,7 @@ describe("the adoption offer's states", () => {
 describe("popup adoption by keyboard only", () => {
   it("Tab reaches the objective and the button in reading order; Enter adopts with the typed objective", async () => {
     const bg = new ScriptedBackground(status({ tabWorkerId: null, tabAdoptable: true }));
-    bg.answer("ui_summary", { runs: [], workers: [], eventSeq: 1 });
+    bg.answer("ui_summary", { runs: [], workers: [], autoResume: autoResume(0), eventSeq: 1 });
     bg.answer("conversation_adopt", { worker: { id: "w-new" }, run: { id: "r-new" } });
     const root = mount(<Popup client={bg.client} openPage={() => undefined} now={() => NOW} />);
     await until(() => byTestId(root, "adopt-button").length === 1, "adopt panel");

@@ -10,6 +10,7 @@ import {
 } from "../../extension/content/overlay/mount-overlay.tsx";
 import { collapsedText, Overlay, OVERLAY_CSS } from "../../extension/content/overlay/overlay-view.tsx";
 import { DEFAULT_LOCAL_PREFS } from "../../extension/ui/ui-protocol.ts";
+import { livenessOf } from "../../shared/liveness.ts";
 import type { WorkerView } from "../../extension/ui/view-models.ts";
 import {
   byTestId,
@@ -153,6 +154,48 @@ describe("overlay in each state", () => {
     expect(byTestId(root, "overlay-drawer")[0]!.textContent).toContain("not connected");
     expect(byTestId(root, "pause")).toHaveLength(0);
     await expectAccessible(root);
+  });
+});
+
+describe("overlay liveness", () => {
+  it("the drawer says what holds the worker and offers the remedies the overlay may use", async () => {
+    const limited = worker("Waiting", {
+      wait: null,
+      liveness: livenessOf("rate_limited", NOW - 1000, { until: NOW + 5_000, detail: { code: "USAGE_CAP" } }),
+    });
+    const { root, bg } = renderOverlay(limited);
+    bg.answer("worker_continue_now", {});
+    const badgeOf = () => byTestId(root, "overlay-badge")[0]!;
+    await until(() => badgeOf().textContent !== "Orchestrated", "badge");
+    badgeOf().click();
+    await until(() => byTestId(root, "liveness-line").length === 1, "the liveness line");
+    expect(byTestId(root, "liveness-line")[0]!.textContent).toBe("Rate limited (USAGE_CAP) — resumes in 5 s");
+    byTestId(root, "continue-now")[0]!.click();
+    await until(() => bg.callsOf("worker_continue_now").length === 1, "continue now");
+    await expectAccessible(root);
+  });
+
+  it("in its own tab there is no conversation to open: the remedy is said in words; Release works", async () => {
+    const approval = worker("Needs you", { wait: null, liveness: livenessOf("approval", NOW - 1000) });
+    const first = renderOverlay(approval);
+    byTestId(first.root, "overlay-badge")[0]!.click();
+    await until(() => byTestId(first.root, "remedy-text").length === 1, "the remedy");
+    expect(byTestId(first.root, "remedy-text")[0]!.textContent).toBe(
+      "Open the conversation and approve or deny the tool call there.",
+    );
+    expect(byTestId(first.root, "open-conversation")).toHaveLength(0);
+    expect(byTestId(first.root, "continue-now")).toHaveLength(0);
+    const waiting = worker("Waiting", {
+      liveness: livenessOf("waiting_for_workers", NOW, { detail: { workerPaths: ["/root/b"] } }),
+    });
+    const { root, bg } = renderOverlay(waiting);
+    bg.answer("worker_resume", {});
+    byTestId(root, "overlay-badge")[0]!.click();
+    await until(() => byTestId(root, "release-wait").length === 1, "release");
+    expect(byTestId(root, "liveness-line")[0]!.textContent).toBe("Waiting for workers: /root/b");
+    byTestId(root, "release-wait")[0]!.click();
+    await until(() => bg.callsOf("worker_resume").length === 1, "released");
+    expect(bg.callsOf("worker_resume")).toEqual([{ workerId: waiting.id }]);
   });
 });
 

@@ -4,9 +4,10 @@ import axe from "axe-core";
 import { render, type ComponentChild } from "preact";
 import { expect } from "vitest";
 import { DEFAULT_CONTINUATION_POLICY } from "../../shared/continuation-policy.ts";
+import { type Liveness, livenessOf } from "../../shared/liveness.ts";
 import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
 import { DEFAULT_LOCAL_PREFS, type UiStatus, type ViewMessage } from "../../extension/ui/ui-protocol.ts";
-import type { RunView, StateLabel, WorkerView } from "../../extension/ui/view-models.ts";
+import type { AutoResume, RunView, StateLabel, WorkerView } from "../../extension/ui/view-models.ts";
 import { FakeEvent } from "./fake-browser.ts";
 import { waitFor } from "../wait-for.ts";
 
@@ -22,6 +23,30 @@ export const STATES: readonly StateLabel[] = [
   "Complete",
 ];
 
+/** The liveness the host derives each label from (docs/operator-guide.md, Labels): one typical reason per label. */
+export function livenessFor(label: StateLabel): Liveness | null {
+  switch (label) {
+    case "Working":
+      return livenessOf("generating", NOW - 2_000);
+    case "Resuming":
+      return livenessOf("idle_grace", NOW - 200, { until: NOW + 2_800 });
+    case "Needs you":
+      return livenessOf("question", NOW - 1000);
+    case "Waiting":
+      return livenessOf("waiting_for_dependency", NOW - 1000, { detail: { condition: "backend lands" } });
+    case "Paused":
+      return livenessOf("paused", NOW - 500);
+    case "Stalled":
+      return livenessOf("stalled", NOW - 500);
+    case "Idle":
+      return livenessOf("auto_resume_off", NOW - 800);
+    case "Complete":
+    case "Failed":
+    case "Stopped":
+      return null;
+  }
+}
+
 export function worker(label: StateLabel, over: Partial<WorkerView> = {}): WorkerView {
   const slug = label.toLowerCase().replace(/\s+/g, "-");
   const terminal = label === "Complete" || label === "Failed" || label === "Stopped";
@@ -34,6 +59,8 @@ export function worker(label: StateLabel, over: Partial<WorkerView> = {}): Worke
     status: terminal ? (label === "Complete" ? "completed" : "failed") : "active",
     disposition: "running",
     label,
+    liveness: livenessFor(label),
+    turns: 3,
     summary: null,
     attempt: { seq: 3, reason: "auto_resume", state: label === "Working" ? "generating" : "idle" },
     autoResumes: 2,
@@ -70,6 +97,11 @@ export function worker(label: StateLabel, over: Partial<WorkerView> = {}): Worke
     unreadMessages: 0,
     ...over,
   };
+}
+
+/** The global Auto Resume switch as ui_summary reports it: allowed, and `automatic` workers continue by themselves. */
+export function autoResume(automatic = 1, enabled = true): AutoResume {
+  return { enabled, on: enabled && automatic > 0, automatic };
 }
 
 export function run(over: Partial<RunView> = {}): RunView {
@@ -170,12 +202,19 @@ export class ScriptedBackground {
   }
 }
 
-/** Renders into a fresh container in the (happy-dom) document. */
+let mounted: HTMLElement | undefined;
+
+/**
+ * Renders into a fresh container in the (happy-dom) document, unmounting what the last call rendered (clearing the
+ * document alone would leave its components running: their effects, such as a countdown's tick, never cleaned up).
+ */
 export function mount(node: ComponentChild): HTMLElement {
+  if (mounted) render(null, mounted);
   document.body.innerHTML = "";
   const container = document.createElement("main");
   document.body.appendChild(container);
   render(node, container);
+  mounted = container;
   return container;
 }
 

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Announcer, EventGuard, Root, StateChip, useGuarded, WorkerControls } from "../../ui/components.tsx";
 import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
 import { useLive } from "../../ui/live.ts";
+import { LivenessLine } from "../../ui/liveness-view.tsx";
 import type { UiClient } from "../../ui/ui-client.ts";
 import { workerDetailSchema, type WorkerView } from "../../ui/view-models.ts";
 
@@ -19,12 +20,18 @@ export interface OverlayProps {
   readonly focusBadge?: boolean;
 }
 
-/** Spec 17.3's collapsed forms: "● Working · Attempt 4", "↻ Continuing · Attempt 5", "! Needs you", … */
+/** Spec 17.3's collapsed forms: "● Working · Attempt 4", "↻ Continuing · Attempt 4", "! Needs you", … */
 export function collapsedText(w: WorkerView): string {
   const words = w.label === "Resuming" ? "Continuing" : stateWords(w);
+  // Numbered by turns actually submitted, as everywhere (format.ts attemptLine).
   const attempt =
-    (w.label === "Working" || w.label === "Resuming") && w.attempt ? ` · Attempt ${w.attempt.seq}` : "";
+    (w.label === "Working" || w.label === "Resuming") && w.turns > 0 ? ` · Attempt ${w.turns}` : "";
   return `${words}${attempt}`;
+}
+
+/** Auto Resume governs this worker: its policy says so and neither the global switch nor anything else holds it. */
+function autoResumes(w: WorkerView): boolean {
+  return w.policy.mode === "auto" && w.liveness?.reason !== "auto_resume_off";
 }
 
 export function Overlay(props: OverlayProps): JSX.Element {
@@ -74,7 +81,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
             <>
               <span aria-hidden="true">{STATE_ICON[w.label]} </span>
               {collapsedText(w)}
-              {w.policy.mode === "auto" ? " · Auto Resume" : ""}
+              {autoResumes(w) ? " · Auto Resume" : ""}
             </>
           ) : connected ? (
             "Orchestrated"
@@ -100,15 +107,16 @@ function OverlayBody(props: OverlayProps): JSX.Element {
                   <h3>{workerName(w)}</h3>
                   <StateChip worker={w} />
                 </div>
+                <LivenessLine worker={w} now={props.now} />
                 <dl class="counts">
                   <dt>Attempt</dt>
                   <dd>{attemptLine(w)}</dd>
                   <dt>Last progress</dt>
                   <dd>{ago(w.lastProgressAt, props.now())}</dd>
                   <dt>Auto Resume</dt>
-                  <dd>{w.policy.mode === "auto" ? "On" : "Off"}</dd>
+                  <dd>{autoResumes(w) ? "On" : "Off"}</dd>
                 </dl>
-                <WorkerControls client={client} worker={w} />
+                <WorkerControls client={client} worker={w} place="overlay" />
                 <h3>Recent events</h3>
                 <ol data-testid="overlay-events">
                   {(detail.data?.events ?? []).map((e) => (

@@ -1,0 +1,88 @@
+// What a liveness remedy button does (shared/liveness.ts REMEDY_ACTIONS → an operation, opening the conversation,
+// the Needs-you answer, or words only), in one pure mapping every view uses (docs/ui.md, "Liveness and remedies").
+import type { Liveness, LivenessReason } from "../../shared/liveness.ts";
+
+/** Held reasons that are pauses on the host (`worker.pause`): Continue now must clear the pause to act. */
+export const PAUSE_REASONS: ReadonlySet<LivenessReason> = new Set<LivenessReason>([
+  "paused",
+  "run_paused",
+  "stalled",
+  "cap_reached",
+  "invalid_blocks",
+  "delivery_uncertain",
+]);
+
+export interface RemedyCall {
+  readonly op: "worker_resume" | "worker_continue_now" | "auto_resume_set";
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export type RemedyPlan =
+  /** A button that calls a host operation (a refusal is shown next to it). */
+  | { readonly kind: "call"; readonly label: string; readonly testId: string; readonly call: RemedyCall }
+  /** Focus the worker's tab, or open its conversation URL. */
+  | { readonly kind: "open"; readonly label: string; readonly testId: string }
+  /** The Needs-you answer (the dashboard's form). */
+  | { readonly kind: "answer"; readonly label: string; readonly testId: string }
+  /** Nothing to press: the remedy's words say what to do (or that nothing is needed). */
+  | { readonly kind: "text" };
+
+export function remedyPlan(workerId: string, l: Liveness): RemedyPlan {
+  switch (l.remedy.action) {
+    case "resume":
+      return call("Resume", "resume", "worker_resume", { workerId });
+    case "continue_now":
+      // A person pressing it means "go": a pause (delivery uncertain) is cleared, else the host refuses; for other
+      // reasons clearPause changes nothing, so every Continue now button sends the same call.
+      return call("Continue now", "continue-now", "worker_continue_now", { workerId, clearPause: true });
+    case "continue_anyway":
+      return call("Continue anyway", "continue-anyway", "worker_continue_now", {
+        workerId,
+        clearPause: true,
+      });
+    case "release":
+      // Ends a dependency wait (the host's worker_resume); not the popup's Release of an adopted conversation.
+      return call("Release", "release-wait", "worker_resume", { workerId });
+    case "turn_on_auto_resume":
+      return call("Turn Auto Resume on", "turn-on-auto-resume", "auto_resume_set", { enabled: true });
+    case "open_tab":
+      return { kind: "open", label: "Open conversation", testId: "open-conversation" };
+    case "sign_in":
+      return { kind: "open", label: "Open conversation to sign in", testId: "open-conversation" };
+    case "answer":
+      return { kind: "answer", label: "Answer", testId: "answer-remedy" };
+    case "open_browser":
+    case "new_conversation":
+    case "none":
+      return { kind: "text" };
+  }
+}
+
+function call(
+  label: string,
+  testId: string,
+  op: RemedyCall["op"],
+  params: Record<string, unknown>,
+): RemedyPlan {
+  return { kind: "call", label, testId, call: { op, params } };
+}
+
+/** Whether a plain Continue now makes sense next to this remedy (not while an answer, a release or the page is due). */
+export function offersContinueNow(l: Liveness | null): boolean {
+  if (l === null) return false;
+  switch (l.remedy.action) {
+    case "none":
+    case "resume":
+    case "continue_now":
+    case "turn_on_auto_resume":
+      return true;
+    case "continue_anyway":
+    case "answer":
+    case "release":
+    case "open_tab":
+    case "sign_in":
+    case "open_browser":
+    case "new_conversation":
+      return false;
+  }
+}
