@@ -1,10 +1,11 @@
-// The only place the adapter clicks anything. It refuses Retry/regenerate, "Answer now", "Use Work", voice and
-// dictation, Stop, tool-approval buttons and anything inside an error card (spec 22.3.1, research §5 guard).
+// The only place the adapter clicks anything: Send, the editor, and a rate-limit dialog's one "Got it". It refuses
+// Retry/regenerate, "Answer now", "Use Work", voice and dictation, Stop, tool-approval buttons and anything inside an
+// error card (docs/adapter.md, "Submission").
 import type { PageWindow } from "./types.ts";
 import { closestAny, collapse, hasBox, isContentEditable, isTextArea, labelOf, matchesAny } from "./dom.ts";
 import { LABELS, type SelectorTable } from "./selectors.ts";
 
-export type ClickPurpose = "send" | "focus-editor";
+export type ClickPurpose = "send" | "focus-editor" | "dismiss-notice";
 
 export type ClickResult = { clicked: true } | { clicked: false; reason: string };
 
@@ -55,6 +56,19 @@ export function guardedClick(
   if (refused) return { clicked: false, reason: refused };
   // Observation checks visibility from style alone (dom.ts isVisible); a click also needs a non-empty box.
   if (!hasBox(el)) return { clicked: false, reason: "the control has no visible box (zero width or height)" };
+  if (purpose === "dismiss-notice") {
+    // Only the single acknowledgement button of a dialog: it closes the notice and does nothing else.
+    const dialog = el.closest('[role="dialog"], [role="alertdialog"], dialog');
+    const buttons = dialog ? dialog.querySelectorAll("button, [role=button]") : [];
+    if (!dialog || buttons.length !== 1 || buttons[0] !== el) {
+      return { clicked: false, reason: "only a dialog's single acknowledgement button is clicked" };
+    }
+    if (!LABELS.acknowledge.test(labelOf(el)) && !LABELS.acknowledge.test(collapse(el.textContent ?? ""))) {
+      return { clicked: false, reason: "the dialog's button is not an acknowledgement (Got it, OK)" };
+    }
+    (el as HTMLElement).click();
+    return { clicked: true };
+  }
   if (purpose === "send") {
     if (!closestAny(el, table.composerForm) && !el.closest("form")) {
       return { clicked: false, reason: "a send control must sit inside the composer form" };

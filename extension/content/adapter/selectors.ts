@@ -158,6 +158,8 @@ export const LABELS = {
   useWork: /^use work$/i,
   approve: /^(confirm|approve|allow|allow once|always allow|allow for this chat|accept|run tool)$/i,
   deny: /^(deny|decline|reject|don't allow|do not allow)$/i,
+  /** The one button of ChatGPT's rate-limit notice: it only closes the notice (docs/adapter.md, "Rate limits"). */
+  acknowledge: /^(got it|ok|okay|close|dismiss|알겠습니다|compris|verstanden|entendido|capito)$/i,
   thinkingFailed: /^thinking failed$/i,
   /** An active thinking/progress label (not the past-tense "Thought for 12s" summary). */
   thinking:

@@ -103,18 +103,38 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
       "CONVERSATION_TOO_LONG",
     ],
     [
-      "the 'Too many requests … Got it' modal",
+      "the 'Too many requests … Got it' modal that stays after its one click",
       (p) => p.addToPortal("rate-limit-dialog"),
       "RATE_LIMITED",
       "RATE_LIMITED",
     ],
     [
-      "a usage-cap modal whose stated time has passed (the dialog still covers the page)",
-      (p) => p.addDialog("You've hit your limit. Please try again after 2:00 PM."),
+      "a usage-cap modal whose one button is not an acknowledgement",
+      (p) => p.addDialog("You've hit your limit. Please try again after 2:00 PM.", "Upgrade"),
       "USAGE_CAP",
       "USAGE_CAP",
     ],
   ];
+
+  it("the 'Too many requests … Got it' modal: its one button is clicked once, then the prompt is submitted", async () => {
+    const { page, adapter, states } = await setup({ layout });
+    const dialog = page.addToPortal("rate-limit-dialog");
+    let acknowledged = 0;
+    dialog.querySelector("button")!.addEventListener("click", () => {
+      acknowledged += 1;
+      dialog.remove();
+    });
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(states()).toEqual(["ready", "error:RATE_LIMITED"]);
+    const [out] = await Promise.all([
+      adapter.submit({ text: prompt("orc-after-limit"), marker: "orc-after-limit", mode: "send" }),
+      vi.advanceTimersByTimeAsync(10_000),
+    ]);
+    expect(out).toMatchObject({ outcome: "submitted" });
+    expect(acknowledged).toBe(1);
+    expect(page.accepted).toHaveLength(1);
+    expect(page.clicks.retry + page.clicks.regenerate + page.clicks.answerNow + page.forbiddenClicks).toBe(0);
+  });
   for (const [name, add, code, refusal] of refused) {
     it(`${name} (${code}) → ${refusal} before anything is typed`, async () => {
       const { page, adapter, states } = await setup({ layout });
@@ -130,7 +150,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
       expect(edits()).toBe(0);
       expect(page.model).toBe("");
       expect(page.accepted).toEqual([]);
-      expect(page.clicks.send + page.clicks.other + page.forbiddenClicks).toBe(0);
+      expect(page.clicks.send + page.forbiddenClicks).toBe(0);
     });
   }
 

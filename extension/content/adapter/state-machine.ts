@@ -115,6 +115,9 @@ export class StateMachine {
     if (errorConfirmed) {
       next = "error";
       nextError = this.rawError!.code;
+      // A limit notice after our prompt (not one it went past: those no longer count) means no answer is coming: when
+      // the notice goes, the page is idle, not generating.
+      if (LIMIT_CODES.has(nextError)) this.awaitingAnswer = undefined;
     } else if (busy) {
       if (this.state !== "generating") this.thinkingTurn = false;
       next = "generating";

@@ -218,12 +218,22 @@ export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<Su
   let lastProblem = "no insert method worked";
 
   // A remount during insertion sends us back to the preconditions; a few rounds at most.
+  let dismissed = false;
   for (let round = 0; round < 3; round++) {
     let editor: Element;
     for (;;) {
       const { scan, report } = ctx.tick();
       const verdict = preconditions(ctx, req, scan, report);
-      if (verdict.kind === "fail") return verdict.failure;
+      if (verdict.kind === "fail") {
+        // The host waited out the limit (or a person asked): ChatGPT's "Too many requests … Got it" dialog only says
+        // so and covers the composer. Its one button is clicked once; if the notice stays, the refusal stands.
+        if (!dismissed && dismissLimitDialog(ctx)) {
+          dismissed = true;
+          await ctx.sleep(timing.submitPollMs);
+          continue;
+        }
+        return verdict.failure;
+      }
       if (verdict.kind === "ready") {
         editor = verdict.editor;
         break;
@@ -309,6 +319,15 @@ export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<Su
     return await acceptance(ctx, req, editor, want, before);
   }
   return failed("HOST_UI_CHANGED", `nothing was submitted: ${lastProblem}`);
+}
+
+/** Clicks the single acknowledgement button of a rate-limit or usage-cap dialog shown now; false if there is none. */
+function dismissLimitDialog(ctx: SubmitContext): boolean {
+  const limit = ctx.machine.error?.limit;
+  if (!limit?.modal || !LIMIT_CODES.has(ctx.machine.error?.code ?? "")) return false;
+  const dialog = limit.element.closest('[role="dialog"], [role="alertdialog"], dialog');
+  const button = dialog?.querySelector("button, [role=button]");
+  return button ? guardedClick(button, "dismiss-notice", ctx.win, ctx.table).clicked : false;
 }
 
 /** The page just before the click: what the proof compares with, and the limit notice the prompt goes past. */
