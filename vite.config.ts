@@ -1,6 +1,7 @@
 // Root Vite/Vitest configuration: the test run, and the extension build (`vite build --mode chrome|firefox`,
 // output in dist/<browser>/, or $ORCHESTRATOR_EXT_OUT_DIR/<browser>/ when set). See docs/extension.md.
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import webExtension from "vite-plugin-web-extension";
 import { defineConfig } from "vitest/config";
@@ -38,6 +39,10 @@ export default defineConfig(({ command, mode }) => {
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks" as const,
+    // Vitest's default is one worker fewer than the cores: a single worker on a 2-core CI machine, running every file
+    // in turn. The end-to-end files spend most of their time waiting on browsers, timers and fixed "no prompt" windows,
+    // so two files at a time nearly halve the run there (docs/e2e.md, "Timings").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   };
   if (command !== "build") return { test };
 

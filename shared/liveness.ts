@@ -213,6 +213,13 @@ export const LIVENESS_REASONS = {
     remedyText: "Starts when a generating tab finishes (raise the limit in the extension's settings).",
     needsYou: false,
   },
+  page_loading: {
+    state: "held",
+    text: "Waiting for the page to report",
+    remedy: "open_tab",
+    remedyText: "Nothing to do while its tab loads; if this stays, open the conversation.",
+    needsYou: false,
+  },
   tab_unavailable: {
     state: "held",
     text: "Conversation not open",

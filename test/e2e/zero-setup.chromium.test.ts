@@ -75,7 +75,11 @@ describe("zero-setup mode in Chromium (no MCP from the conversation)", () => {
       () => workerOf(e2e, conversationId).catch(() => undefined),
       "the adopted worker",
     );
-    const blocked = await e2e.waitWorker(workerId, "Needs you", (w) => w.worker.label === "Needs you");
+    const blocked = await e2e.waitWorker(
+      workerId,
+      "Needs you (the block's question)",
+      (w) => w.worker.label === "Needs you" && JSON.stringify(w.worker).includes("Which database"),
+    );
     expect(JSON.stringify(blocked.worker)).toContain("Which database should the migration target?");
     await e2e.fake.settled();
     const before = e2e.fake.stored(conversationId).length;

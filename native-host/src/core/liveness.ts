@@ -126,7 +126,7 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
         return livenessOf("idle_grace", intent.createdAt, { until: now });
       case "hold":
         if (decision.why === "conversation_error") return pageError(w);
-        if (decision.why === "conversation_unavailable") return livenessOf("tab_unavailable", c.since);
+        if (decision.why === "conversation_unavailable") return unavailable(w);
         if (decision.why === "manual_policy") return livenessOf("auto_resume_off", intent.createdAt);
         return undefined;
       case "cancel":
@@ -140,10 +140,19 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
   ) {
     return pageError(w);
   }
-  if (c.binding !== "bound" || c.state === "unknown" || c.state === "closed") {
-    return livenessOf("tab_unavailable", c.since);
-  }
+  if (c.binding !== "bound" || c.state === "unknown" || c.state === "closed") return unavailable(w);
   return undefined;
+}
+
+/**
+ * No usable page: bound but not reported on yet (a tab opening, an adopted conversation's first report) is a moment's
+ * wait; a tab lost (closed, navigated away, not found) needs a person.
+ */
+function unavailable(w: Worker): Liveness {
+  const c = w.conversation;
+  return c.binding === "bound" && c.state === "unknown"
+    ? livenessOf("page_loading", c.since)
+    : livenessOf("tab_unavailable", c.since);
 }
 
 /** Product errors with a reason of their own; any other code is a `page_error`. */

@@ -121,6 +121,18 @@ describe("page errors are held with their code, and Continue now makes exactly o
     expect(sim.commandsFor("w-1")).toHaveLength(1);
   });
 
+  it("an adopted conversation before its page reported is waiting for the page, not needing a person", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
+    sim.apply({
+      type: "worker.adopt",
+      workerId: "w-1",
+      runId: "run-1",
+      conversationUrl: "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+    });
+    expect(live(sim)).toMatchObject({ state: "held", reason: "page_loading", needsYou: false });
+  });
+
   it("a conversation whose tab is gone: Continue now refuses with the remedy", () => {
     const sim = new Simulation();
     sim.start();
