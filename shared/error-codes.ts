@@ -55,5 +55,8 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  */
 export const AWAITING_APPROVAL = "AWAITING_APPROVAL";
 
+/** ChatGPT's rate limit and usage cap: reported by the page (with a reset time when it states one) and as refusals. */
+export const RATE_LIMIT_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "USAGE_CAP"]);
+
 export const errorSchema = z.object({ code: z.string().min(1), message: z.string() }).strict();
 export type ErrorPayload = z.infer<typeof errorSchema>;

@@ -1,5 +1,6 @@
-// Concurrency of the executor (spec 21): one submission at a time per worker, unrelated workers in parallel. The limit
-// of tabs generating at once is the host's to keep (docs/host.md, "Tab slots"); here they are only counted.
+// Concurrency of the executor (docs/extension.md): one submission at a time per worker, unrelated workers in
+// parallel. The limit of tabs generating at once is the host's to keep (docs/host.md, "Tab slots"); here they are
+// only counted.
 
 /** Runs tasks one after another per key; different keys run concurrently. */
 export class SerialQueues {

@@ -1,4 +1,4 @@
-// Attention (issue 6): the toolbar badge counts workers whose liveness needs a person (docs/ui.md, Attention), and
+// Attention: the toolbar badge counts workers whose liveness needs a person (docs/ui.md, Attention), and
 // an optional desktop notification announces each new reason once. Read from ui_summary after every change.
 import { errorText, type Logger } from "../lib/logger.ts";
 import { workerName } from "../ui/format.ts";

@@ -267,7 +267,7 @@ export interface AnswerAction {
  * A worker's controls, driven by its liveness (docs/ui.md, "Liveness and remedies"): Pause, or while paused the
  * pause's remedy (Resume / Continue anyway / Continue now) in the same button; the remedy of any other hold (Release,
  * Open conversation, Answer); Continue now where it makes sense; Stop worker. `Continue now` while the conversation
- * is generating queues one turn for after it (spec 15.2), and says so on the button.
+ * is generating queues one turn for after it (docs/continuation-core.md, "Operator semantics"), and says so on the button.
  */
 export function WorkerControls(props: {
   client: UiClient;

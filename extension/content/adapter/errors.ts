@@ -1,5 +1,6 @@
 // Error classification by text (research §5): which product condition a visible error card, dialog, toast or
 // banner means. Scoping (newest turn only, visible, not sr-only) is the scanner's job; this file only reads text.
+import { RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
 
 /** Codes reported with `state: "error"`. The first five cross into the host's known codes (shared/error-codes.ts). */
 export type PageErrorCode =
@@ -19,7 +20,7 @@ export type PageErrorCode =
   | "CONVERSATION_TOO_LONG";
 
 /** A rate limit or usage cap: reported with the reset time its notice states, when it states one (reset-time.ts). */
-export const LIMIT_CODES: ReadonlySet<string> = new Set<PageErrorCode>(["RATE_LIMITED", "USAGE_CAP"]);
+export const LIMIT_CODES = RATE_LIMIT_CODES;
 
 /** Error texts longer than this are page content, not an error card (S3). */
 export const MAX_ERROR_TEXT = 500;

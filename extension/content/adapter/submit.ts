@@ -65,7 +65,7 @@ const PAGE_REFUSALS: Readonly<Record<string, SubmitErrorCode>> = {
 
 /**
  * Errors a submission may go into while the composer is there and usable (docs/adapter.md, "Submission"): the newest
- * turn's failure, which a fresh prompt answers (spec 22.3.1, or an operator's Continue now), and a limit notice beside
+ * turn's failure, which a fresh prompt answers (docs/continuation-core.md, or an operator's Continue now), and a limit notice beside
  * the composer (its reset time is the host's to wait for). Retry is never clicked for any of them.
  */
 const SENDABLE_ERRORS: ReadonlySet<string> = new Set([

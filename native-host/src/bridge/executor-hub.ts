@@ -1,5 +1,5 @@
 // Executor connections (extension ports, relayed or direct): the hello/welcome handshake, journal
-// reconciliation (spec 12.4, 13.2), routing commands to the executor holding the worker's binding through its tab
+// reconciliation (docs/host.md), routing commands to the executor holding the worker's binding through its tab
 // slots (docs/host.md, "Tab slots"), the browser facts worker liveness needs, ui.request.
 import {
   MAX_HOST_MESSAGE_BYTES,

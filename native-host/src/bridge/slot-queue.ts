@@ -1,7 +1,7 @@
 // The host's queue of commands waiting for a tab slot on the executor (browser profile) that will run them, and the
 // count of slots in use (docs/host.md, "Tab slots"). Pure bookkeeping: the executor hub routes, sends and decides when.
 import type { CommandType } from "../core/effects.ts";
-import type { DomainState } from "../core/model.ts";
+import { type DomainState, submittedUnseen } from "../core/model.ts";
 
 /** Tabs one executor may have generating at once when it has not said otherwise (the extension's default too). */
 export const DEFAULT_MAX_GENERATING = 3;
@@ -128,9 +128,7 @@ export function slotsInUse(
   for (const [workerId, owner] of owners) {
     const w = state.workers[workerId];
     if (owner !== executorId || w?.status !== "active") continue;
-    const turn = w.current;
-    const starting = turn?.state === "submitted" && w.conversation.changes <= (turn.submittedAtChange ?? 0);
-    if (w.conversation.state === "generating" || starting) holders.add(workerId);
+    if (w.conversation.state === "generating" || submittedUnseen(w)) holders.add(workerId);
   }
   for (const u of unanswered) {
     if (u.executorId === executorId && needsSlot(u.type)) holders.add(u.workerId);

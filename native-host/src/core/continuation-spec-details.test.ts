@@ -67,7 +67,7 @@ describe("spec 7.1 default continuation policy", () => {
       // Not in spec 7.1: issue 8's fields, defaults documented in docs/continuation-core.md.
       completionSignal: "mcp",
       pauseAfterInvalidBlocks: 3,
-      // Not in spec 7.1 either: optional caps (none by default) and the rate-limit buffer (docs/continuation-core.md).
+      // Not in the recommended defaults either: optional caps (none by default) and the rate-limit buffer (docs/continuation-core.md).
       maxAutoTurns: null,
       maxWallTimeMs: null,
       rateLimitBufferMs: 2 * MINUTE,

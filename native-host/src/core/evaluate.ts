@@ -1,7 +1,8 @@
 // The delivery decision of spec 10.2, as a pure function of durable state: cancel, hold, wait, or deliver.
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
-import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
-import type { Delivery, Intent, Run, Worker } from "./model.ts";
+import { RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
+import { type Delivery, type Intent, type Run, submittedUnseen, type Worker } from "./model.ts";
+import { sendableError } from "./page-errors.ts";
 
 export const MESSAGE_DELIVERY_TIMEOUT = "MESSAGE_DELIVERY_TIMEOUT";
 
@@ -18,20 +19,6 @@ export type HoldReason =
   | "conversation_error";
 
 export type WaitReason = "idle_grace" | "spacing_floor" | "retry_backoff" | "rate_limited";
-
-/** Product errors a send may go into once a person asks (Continue now): the composer is still there. */
-const UNSENDABLE_ERRORS = new Set([
-  "NOT_SIGNED_IN",
-  "HUMAN_VERIFICATION",
-  "CONVERSATION_TOO_LONG",
-  AWAITING_APPROVAL,
-]);
-export const RATE_LIMIT_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "USAGE_CAP"]);
-
-/** Whether Continue now may send into a conversation showing this product error (docs/continuation-core.md). */
-export function sendableError(code: string | undefined): boolean {
-  return !UNSENDABLE_ERRORS.has(code ?? "");
-}
 
 export type Decision =
   | { readonly kind: "cancel"; readonly why: "run_ended" | "worker_ended" }
@@ -58,9 +45,7 @@ export function evaluateIntent(
   // Rule 8: coalesce with a continuation that is already pending or just submitted.
   const current = w.current;
   if (current?.state === "scheduled") return { kind: "hold", why: "in_flight" };
-  if (current?.state === "submitted" && w.conversation.changes <= (current.submittedAtChange ?? 0)) {
-    return { kind: "hold", why: "awaiting_observation" };
-  }
+  if (submittedUnseen(w)) return { kind: "hold", why: "awaiting_observation" };
 
   const delivery = chooseDelivery(w, intent);
   if (typeof delivery !== "string") return delivery;
@@ -103,7 +88,7 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
         ? "steer"
         : { kind: "hold", why: "conversation_busy" };
     case "error":
-      // A delivery timeout is answered with a fresh turn (22.3.1); a rate-limit notice still on the page gets its one
+      // A delivery timeout is answered with a fresh turn; a rate-limit notice still on the page gets its one
       // prompt once the limit's time has come (the wait above holds it until then); a person's Continue now sends one
       // turn into any other product error that leaves the composer usable. Otherwise product errors are boundaries.
       if (intent.afterDeliveryTimeout && c.errorCode === MESSAGE_DELIVERY_TIMEOUT) return "send";

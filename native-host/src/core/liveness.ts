@@ -1,11 +1,12 @@
 // The liveness invariant (docs/continuation-core.md, "Liveness"): what an active worker is doing, as one of moving,
 // due (a deadline armed, with its time) or held (a reason from the closed list in shared/liveness.ts). Pure: the
 // browser facts only the host knows (connected, a command queued for a tab slot or sent) come in as `env`.
-import { type Liveness, type LivenessReason, livenessOf } from "../../../shared/liveness.ts";
-import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
-import { evaluateIntent, MESSAGE_DELIVERY_TIMEOUT, RATE_LIMIT_CODES } from "./evaluate.ts";
+import { type Liveness, livenessOf } from "../../../shared/liveness.ts";
+import { AWAITING_APPROVAL, RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
+import { evaluateIntent, MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { INVALID_BLOCK_CODE } from "./output-block.ts";
-import type { DomainState, Worker } from "./model.ts";
+import { type DomainState, submittedUnseen, type Worker } from "./model.ts";
+import { pageErrorReason } from "./page-errors.ts";
 import { governingPolicy } from "./policy.ts";
 
 /** How long past a sent command's deadline the browser may take to answer before the worker shows it has not. */
@@ -35,9 +36,9 @@ export function workerLiveness(
   now: number,
   env: LivenessEnv,
 ): Liveness | undefined {
-  const run = state.runs[w.runId];
-  if (!run || run.status !== "active" || w.status !== "active") return undefined;
-  return explain(state, w, now, env) ?? livenessOf("tab_unavailable", w.conversation.since);
+  const explained = explain(state, w, now, env);
+  if (explained || w.status !== "active" || state.runs[w.runId]?.status !== "active") return explained;
+  return livenessOf("tab_unavailable", w.conversation.since);
 }
 
 /**
@@ -108,9 +109,7 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
     }
     return livenessOf("browser_unresponsive", deadline);
   }
-  if (attempt?.state === "submitted" && c.changes <= (attempt.submittedAtChange ?? 0)) {
-    return livenessOf("submitted", attempt.submittedAt ?? now);
-  }
+  if (attempt && submittedUnseen(w)) return livenessOf("submitted", attempt.submittedAt ?? now);
   if (intent) {
     const decision = evaluateIntent(run, w, intent, policy, now);
     switch (decision.kind) {
@@ -155,15 +154,11 @@ function unavailable(w: Worker): Liveness {
     : livenessOf("tab_unavailable", c.since);
 }
 
-/** Product errors with a reason of their own; any other code is a `page_error`. */
-const ERROR_REASONS: Readonly<Record<string, LivenessReason>> = {
-  NOT_SIGNED_IN: "signed_out",
-  HUMAN_VERIFICATION: "human_verification",
-  CONVERSATION_TOO_LONG: "conversation_too_long",
-};
-
 function pageError(w: Worker): Liveness {
   const c = w.conversation;
-  const reason = ERROR_REASONS[c.errorCode ?? ""] ?? "page_error";
-  return livenessOf(reason, c.since, c.errorCode ? { detail: { code: c.errorCode } } : {});
+  return livenessOf(
+    pageErrorReason(c.errorCode),
+    c.since,
+    c.errorCode ? { detail: { code: c.errorCode } } : {},
+  );
 }

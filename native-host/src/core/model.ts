@@ -280,3 +280,9 @@ export function isTerminal(status: LifecycleStatus): boolean {
 export function isInFlight(attempt: Attempt | undefined): boolean {
   return attempt?.state === "scheduled";
 }
+
+/** Our submission was confirmed but the page has reported nothing since: its turn is starting, not yet seen. */
+export function submittedUnseen(w: Worker): boolean {
+  const attempt = w.current;
+  return attempt?.state === "submitted" && w.conversation.changes <= (attempt.submittedAtChange ?? 0);
+}

@@ -1,6 +1,6 @@
 // Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
-import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
+import { AWAITING_APPROVAL, RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
 import {
   endAttempt,
   endRunningTurn,
@@ -13,7 +13,7 @@ import {
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import { castDraft } from "immer";
 import { clearRateLimit, nextRetry, noteRateLimit } from "./backoff.ts";
-import { MESSAGE_DELIVERY_TIMEOUT, RATE_LIMIT_CODES } from "./evaluate.ts";
+import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
@@ -253,8 +253,10 @@ function restoreIntent(ctx: Ctx, w: DraftWorker, sent: Intent, code: string): vo
   const steerRefused = code === "STEERING_UNAVAILABLE";
   const retry = steerRefused || RATE_LIMIT_CODES.has(code) ? undefined : nextRetry(ctx, w, sent, code);
   const existing = w.intent;
+  // The refusal's retry (if any) replaces the one the sent intent carried.
+  const { retry: _previous, ...unsent } = sent;
   const merged: Intent = {
-    ...sent,
+    ...unsent,
     reasons: [...new Set([...sent.reasons, ...(existing?.reasons ?? [])])],
     texts: [...sent.texts, ...(existing?.texts ?? [])],
     notBefore: Math.max(sent.notBefore, existing?.notBefore ?? 0),
@@ -268,7 +270,6 @@ function restoreIntent(ctx: Ctx, w: DraftWorker, sent: Intent, code: string): vo
     override: existing?.override ?? false,
     ...(retry ? { retry } : {}),
   };
-  if (!retry) delete (merged as { retry?: unknown }).retry;
   w.intent = castDraft(merged);
   if (retry) {
     ctx.emit("execution.retry_scheduled", w.runId, w.id, { code, at: retry.at, refusals: retry.count });

@@ -116,7 +116,7 @@ describe("completion signal policy", () => {
     expect(ctx.sim.worker("w-1").conversation.reportedStatus).toBe("working");
   });
 
-  it("mcp (spec 27.3): complete and blocked are honoured by asking a person; only worker tools end the worker", () => {
+  it("mcp: complete and blocked are honoured by asking a person; only worker tools end the worker", () => {
     const ctx = start("mcp");
     turn(ctx, block("complete"));
     // Complete cannot end it (its durable state does not say so), and it is not prompted again either.

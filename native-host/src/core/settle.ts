@@ -6,7 +6,16 @@ import { pauseForStall, scheduleAttempt, warnStall } from "./attempts.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
 import { evaluateIntent } from "./evaluate.ts";
 import { addWake, dropIntent } from "./intents.ts";
-import type { AttemptReason, Delivery, DomainState, Intent, PromptKind, Run, Worker } from "./model.ts";
+import {
+  type AttemptReason,
+  type Delivery,
+  type DomainState,
+  type Intent,
+  type PromptKind,
+  type Run,
+  submittedUnseen,
+  type Worker,
+} from "./model.ts";
 import { governingPolicy } from "./policy.ts";
 
 /** Tests switch the filter off to check that it never skips a worker settling would have changed. */
@@ -170,7 +179,7 @@ function wakeIdleRunnable(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy):
   if (c.binding !== "bound" || (c.state !== "idle" && c.state !== "ready")) return;
   const current = w.current;
   if (current && (current.state === "scheduled" || current.state === "generating")) return;
-  if (current?.state === "submitted" && c.changes <= (current.submittedAtChange ?? 0)) return;
+  if (submittedUnseen(w)) return;
   addWake(ctx, w, { reason: "recovery", notBefore: c.since + policy.idleGraceMs });
 }
 

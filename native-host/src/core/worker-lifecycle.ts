@@ -5,7 +5,8 @@ import { isChatGptStartUrl } from "../../../shared/chatgpt-start-url.ts";
 import { recordProgress } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
-import { sendableError } from "./evaluate.ts";
+import { LIVENESS_REASONS } from "../../../shared/liveness.ts";
+import { pageErrorReason, sendableError } from "./page-errors.ts";
 import { addWake, dropIntent } from "./intents.ts";
 import type { LifecycleStatus, Worker } from "./model.ts";
 import { effectivePolicy } from "./policy.ts";
@@ -244,7 +245,7 @@ export function pause(ctx: Ctx, input: Of<"worker.pause">): Rejection | void {
 }
 
 /**
- * Asks the executor to drop the worker's scheduled turn if it has not reached the page (spec 21.3): Pause and Auto
+ * Asks the executor to drop the worker's scheduled turn if it has not reached the page (as Stop does): Pause and Auto
  * Resume Off mean no new turn. If the executor already started submitting, its result is recorded as usual; if not,
  * it answers CANCELLED and the wish to continue is kept, held by the pause.
  */
@@ -326,20 +327,10 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   ctx.reply = { coalesced, afterCurrentTurn: c.state === "generating" };
 }
 
-/** Why Continue now cannot send into this page, and what a person does instead. */
-const BLOCKED_REMEDIES: Readonly<Record<string, string>> = {
-  NOT_SIGNED_IN:
-    "ChatGPT is signed out; sign in to chatgpt.com in the conversation's tab and it resumes by itself",
-  HUMAN_VERIFICATION:
-    "ChatGPT asks for a human check; complete it in the conversation's tab and it resumes by itself",
-  CONVERSATION_TOO_LONG:
-    "the conversation is too long to continue; continue the work in a new conversation or stop the worker",
-};
-
+/** Why Continue now cannot send into this page, and what a person does instead: the held reason's own words. */
 function blockedRemedy(code: string | undefined): string {
-  return (
-    BLOCKED_REMEDIES[code ?? ""] ?? "a tool confirmation waits in the conversation; approve or deny it there"
-  );
+  const reason = LIVENESS_REASONS[pageErrorReason(code)];
+  return `${reason.text}: ${reason.remedyText}`;
 }
 
 export function followup(ctx: Ctx, input: Of<"worker.followup">): Rejection | void {

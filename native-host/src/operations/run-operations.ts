@@ -43,10 +43,11 @@ export const runGet = defineOperation({
   run(ctx, input) {
     const run = ctx.state.runs[input.runId];
     if (!run) return Promise.resolve(fail("NOT_FOUND", `no run ${input.runId}`));
+    const view = viewOf(ctx);
     const workers = Object.values(ctx.state.workers)
       .filter((w) => w.runId === run.id)
-      .map((w) => workerView(ctx.state, w, viewOf(ctx)));
-    return Promise.resolve(ok({ run: runView(ctx.state, run, viewOf(ctx)), workers }));
+      .map((w) => workerView(ctx.state, w, view));
+    return Promise.resolve(ok({ run: runView(ctx.state, run, view), workers }));
   },
 });
 
@@ -57,10 +58,11 @@ export const runList = defineOperation({
   input: { includeEnded: z.boolean().optional() },
   annotations: READ_ONLY,
   run(ctx, input) {
+    const view = viewOf(ctx);
     const runs = Object.values(ctx.state.runs)
       .filter((r) => input.includeEnded === true || r.status === "active")
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => runView(ctx.state, r, viewOf(ctx)));
+      .map((r) => runView(ctx.state, r, view));
     return Promise.resolve(ok({ runs }));
   },
 });

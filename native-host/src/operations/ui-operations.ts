@@ -19,14 +19,15 @@ export const uiSummary = defineOperation({
   annotations: READ_ONLY,
   run(ctx, input) {
     const wanted = (runId: string) => input.runId === undefined || runId === input.runId;
+    const view = viewOf(ctx);
     const runs = Object.values(ctx.state.runs)
       .filter((r) => r.status === "active" && wanted(r.id))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => runView(ctx.state, r, viewOf(ctx)));
+      .map((r) => runView(ctx.state, r, view));
     const workers = Object.values(ctx.state.workers)
       .filter((w) => w.status === "active" && wanted(w.runId))
       .sort((a, b) => a.createdAt - b.createdAt)
-      .map((w) => workerView(ctx.state, w, viewOf(ctx)));
+      .map((w) => workerView(ctx.state, w, view));
     // `storage` is how the views learn that changes cannot be saved (a full disk): they show why and that it heals.
     return Promise.resolve(
       ok({

@@ -1,6 +1,5 @@
 // Read models shared by MCP tools and the extension UI: runs and workers in operator words (spec 17.1).
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
-import { AWAITING_APPROVAL } from "../../../shared/error-codes.ts";
 import type { Attempt, DomainState, Run, Worker } from "../core/model.ts";
 import type { Liveness, LivenessReason } from "../../../shared/liveness.ts";
 import { CONNECTED_ENV, type LivenessEnv, workerLiveness } from "../core/liveness.ts";
@@ -71,18 +70,6 @@ const HELD_LABELS: Partial<Readonly<Record<LivenessReason, StateLabel>>> = {
 
 function heldLabel(l: Liveness): StateLabel {
   return HELD_LABELS[l.reason] ?? (l.needsYou ? "Needs you" : "Waiting");
-}
-
-/**
- * A tool-confirmation card holds the turn in ChatGPT until a person answers it there (the page reports it; the core
- * submits nothing meanwhile): the worker needs someone, whatever else it waits for, until the page moves on.
- */
-export function awaitingApproval(w: Worker): boolean {
-  return (
-    w.status === "active" &&
-    w.conversation.state === "error" &&
-    w.conversation.errorCode === AWAITING_APPROVAL
-  );
 }
 
 export interface WorkerView {

@@ -109,6 +109,7 @@ export const workerList = defineOperation({
   input: { runId: z.string().optional(), unfinishedOnly: z.boolean().optional() },
   annotations: READ_ONLY,
   run(ctx, input) {
+    const view = viewOf(ctx);
     const workers = Object.values(ctx.state.workers)
       .filter(
         (w) =>
@@ -116,7 +117,7 @@ export const workerList = defineOperation({
           (!input.unfinishedOnly || w.status === "active"),
       )
       .sort((a, b) => a.createdAt - b.createdAt)
-      .map((w) => workerView(ctx.state, w, viewOf(ctx)));
+      .map((w) => workerView(ctx.state, w, view));
     return Promise.resolve(ok({ workers }));
   },
 });
