@@ -16,6 +16,11 @@ export const ERROR_CODES = [
   "USAGE_CAP",
   // Executor: refused before typing, the page says the conversation is too long to take another message.
   "CONVERSATION_TOO_LONG",
+  // Executor: Send was clicked once and the page ignored it (our text still in the composer, no new user turn): the
+  // prompt was not delivered and goes out again once the running turn ends.
+  "SEND_IGNORED",
+  // Executor: refused before typing, a person's draft is in the composer (it is never overwritten or cleared).
+  "DRAFT_IN_COMPOSER",
   // Executor: a command the host withdrew (spec 21.3) before its submission started; it was never sent.
   "CANCELLED",
   // Host: requests refused.

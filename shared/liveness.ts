@@ -86,6 +86,15 @@ export const LIVENESS_REASONS = {
     remedyText: "Resumes once at the time shown; Continue now tries once earlier.",
     needsYou: false,
   },
+  // Due, not held: it is looked at again at the time shown (a person who clears the draft changes nothing the host sees).
+  draft_in_composer: {
+    state: "due",
+    text: "Your draft is in the composer",
+    remedy: "open_tab",
+    remedyText:
+      "Send or clear your draft in the conversation; it tries again at the time shown (your draft is never touched).",
+    needsYou: true,
+  },
   // held: a named reason and a remedy
   paused: {
     state: "held",
@@ -219,6 +228,14 @@ export const LIVENESS_REASONS = {
     remedy: "open_tab",
     remedyText: "Nothing to do while its tab loads; if this stays, open the conversation.",
     needsYou: false,
+  },
+  tab_closed: {
+    state: "held",
+    text: "Tab closed",
+    remedy: "open_tab",
+    remedyText:
+      "Reopen the conversation in a tab; it continues by itself. (Turn on reopening closed tabs in the extension's settings to have it reopened for you.)",
+    needsYou: true,
   },
   tab_unavailable: {
     state: "held",

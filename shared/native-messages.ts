@@ -15,7 +15,12 @@ export const MAX_GENERATING_LIMIT = 20;
 const id = z.string().min(1).max(200);
 const maxGenerating = z.number().int().min(1).max(MAX_GENERATING_LIMIT);
 const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
-const bindingState = z.enum(["bound", "unavailable", "closed"]);
+/**
+ * Where the worker's conversation is open in this browser (docs/extension.md, "Bindings"): `bound` (a tab shows it),
+ * `detached` (no tab shows it now; the browser reopens it in a background tab for the next command), `closed` (no tab
+ * shows it and reopening is turned off: a person reopens it), `unavailable` (lost and not recoverable by itself).
+ */
+const bindingState = z.enum(["bound", "detached", "unavailable", "closed"]);
 const journalPhase = z.enum(["received", "submission-started", "submitted", "completed", "failed"]);
 const url = z.string().max(2_000);
 

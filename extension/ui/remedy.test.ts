@@ -61,6 +61,12 @@ describe("remedyPlan", () => {
         label: "Open conversation",
         testId: "open-conversation",
       });
+    expect(plan("draft_in_composer")).toMatchObject({ kind: "open", label: "Open conversation" });
+    expect(plan("tab_closed")).toEqual({
+      kind: "open",
+      label: "Reopen conversation",
+      testId: "open-conversation",
+    });
     expect(plan("signed_out")).toEqual({
       kind: "open",
       label: "Open conversation to sign in",

@@ -46,7 +46,12 @@ export function remedyPlan(workerId: string, l: Liveness): RemedyPlan {
     case "turn_on_auto_resume":
       return call("Turn Auto Resume on", "turn-on-auto-resume", "auto_resume_set", { enabled: true });
     case "open_tab":
-      return { kind: "open", label: "Open conversation", testId: "open-conversation" };
+      // A closed tab is reopened: the extension opens the conversation's URL and binds the new tab to the worker.
+      return {
+        kind: "open",
+        label: l.reason === "tab_closed" ? "Reopen conversation" : "Open conversation",
+        testId: "open-conversation",
+      };
     case "sign_in":
       return { kind: "open", label: "Open conversation to sign in", testId: "open-conversation" };
     case "answer":

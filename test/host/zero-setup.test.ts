@@ -63,8 +63,12 @@ describe("zero-setup mode: adopt a conversation, no MCP (issue 8)", () => {
 
   it("three turns, complete in the third response, no fourth turn", { timeout: 60_000 }, async () => {
     const workerId = await adopt();
-    const refused = await ext.uiError("conversation_adopt", { conversationUrl: URL });
-    expect(refused.code).toBe("CONFLICT");
+    // Adopting it again (from another tab, say) finds the same worker: no second worker, no second bootstrap.
+    const again = await ext.ui<Adopted & { existing?: boolean }>("conversation_adopt", {
+      conversationUrl: URL,
+    });
+    expect(again).toMatchObject({ existing: true, worker: { id: workerId } });
+    expect(ext.commandsFor(workerId)).toHaveLength(1);
     for (let n = 1; n <= 2; n++) {
       await state(workerId, "idle", block("working", n));
       const next = await waitFor(() => ext.commandsFor(workerId)[n], `turn ${n + 1}`);

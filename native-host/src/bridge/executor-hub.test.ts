@@ -126,3 +126,23 @@ describe("ExecutorHub tab slots and liveness facts", () => {
     expect(ext.commands().map((c) => c.workerId)).toEqual([first, second, third]);
   });
 });
+
+describe("ExecutorHub routing of a conversation without a tab", () => {
+  it("a browser whose hello says the conversation is detached gets its commands (it reopens the tab)", async () => {
+    const url = "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
+    const { worker } = await call<{ worker: { id: string } }>("conversation_adopt", { conversationUrl: url });
+    const sent: HostMessage[] = [];
+    const session = hub.connect({ label: "test", send: (m) => sent.push(m) });
+    await session.receive({
+      kind: "hello",
+      protocolVersion: PROTOCOL_VERSION,
+      executorId: "exec-1",
+      browser: "chromium",
+      extensionVersion: "0.1.0",
+      bindings: [{ workerId: worker.id, binding: "detached", url, observed: { state: "idle", seq: 1 } }],
+      journal: [],
+    });
+    const commands = sent.filter((m): m is CommandMessage & HostMessage => m.kind === "command");
+    expect(commands.map((c) => [c.workerId, c.type])).toEqual([[worker.id, "conversation.send"]]);
+  });
+});

@@ -404,7 +404,8 @@ export class ExecutorHub implements CommandSink {
         if (m.state === "idle") faultPoint("idle-applied");
         return;
       case "binding":
-        if (session.executorId && m.binding === "bound") this.owners.set(m.workerId, session.executorId);
+        // A detached conversation is still this browser's: it reopens the tab for the next command.
+        if (session.executorId && holds(m.binding)) this.owners.set(m.workerId, session.executorId);
         return this.apply({
           type: "binding.changed",
           workerId: m.workerId,
@@ -438,7 +439,7 @@ export class ExecutorHub implements CommandSink {
     this.opts.onContact?.(hello.executorId);
     for (const b of hello.bindings) {
       if (!this.opts.backend.state.workers[b.workerId]) continue;
-      if (b.binding === "bound") this.owners.set(b.workerId, hello.executorId);
+      if (holds(b.binding)) this.owners.set(b.workerId, hello.executorId);
       await this.apply({
         type: "binding.changed",
         workerId: b.workerId,
@@ -718,4 +719,9 @@ export class ExecutorHub implements CommandSink {
       );
     }
   }
+}
+
+/** Bindings whose browser carries the worker's commands: the tab shows it, or the browser reopens it for them. */
+function holds(binding: string): boolean {
+  return binding === "bound" || binding === "detached";
 }

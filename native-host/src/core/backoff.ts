@@ -1,5 +1,6 @@
 // Backoff for refused commands and ChatGPT rate limits (docs/continuation-core.md, "Refused commands" and "Rate
-// limits"): a refused command is tried again after 5 s, 30 s, 2 min, then every 10 min; a rate limit with no reset
+// limits"): a refused command is tried again after 5 s, 30 s, 2 min, then every 10 min (a person's draft in the
+// composer: 15 s, 30 s, then every minute); a rate limit with no reset
 // time allows one prompt after 2, 5, 15, 30 min, then every 30 min; with a reset time, one prompt after it.
 import type { Ctx, DraftWorker } from "./context.ts";
 import { addWake } from "./intents.ts";
@@ -9,6 +10,12 @@ const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 
 export const RETRY_STEPS_MS: readonly number[] = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE];
+/**
+ * A person's draft in the composer refused the command: it clears when they send or clear it, which may change nothing
+ * the host sees (clearing it), so it is looked at again soon and never less often than once a minute.
+ */
+export const DRAFT_RETRY_STEPS_MS: readonly number[] = [15 * SECOND, 30 * SECOND, MINUTE];
+export const DRAFT_IN_COMPOSER = "DRAFT_IN_COMPOSER";
 export const RATE_LIMIT_STEPS_MS: readonly number[] = [2 * MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE];
 
 function step(steps: readonly number[], n: number): number {
@@ -21,7 +28,7 @@ export function nextRetry(ctx: Ctx, w: DraftWorker, intent: Intent, code: string
   return {
     code,
     count,
-    at: ctx.now + step(RETRY_STEPS_MS, count - 1),
+    at: ctx.now + step(code === DRAFT_IN_COMPOSER ? DRAFT_RETRY_STEPS_MS : RETRY_STEPS_MS, count - 1),
     changes: w.conversation.changes,
     since: intent.retry?.since ?? ctx.now,
   };

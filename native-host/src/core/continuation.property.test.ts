@@ -756,14 +756,12 @@ class World {
       const t = this.track(input.workerId);
       if (input.seq <= t.appliedSeq) return;
       t.appliedSeq = input.seq;
+      // A page unloading says nothing about the conversation; generation is never proof of a pending prompt's
+      // delivery (it may be the turn before it): only the command's result is.
+      if (input.state === "closed") return;
       if (t.convo.state === input.state && t.convo.errorCode === input.errorCode) return;
       t.convo = { state: input.state, errorCode: input.errorCode };
       t.awaitingObservation = false;
-      if (input.state === "generating" && t.pending && !t.pending.steer) {
-        // Generation is proof that the pending prompt was submitted (not for a steer: its turn was already running).
-        t.pending = undefined;
-        t.lastSubmittedAt = this.now;
-      }
     }
   }
 

@@ -76,7 +76,10 @@ export function evaluateIntent(
 function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
   const c = w.conversation;
   if (c.binding === "none") return "create";
-  if (c.binding !== "bound" || c.state === "closed") return { kind: "hold", why: "conversation_unavailable" };
+  // Detached: no tab shows the conversation now, and the browser reopens it for the command (docs/extension.md,
+  // "Bindings"); its last observed state still says whether a turn may be sent.
+  if ((c.binding !== "bound" && c.binding !== "detached") || c.state === "closed")
+    return { kind: "hold", why: "conversation_unavailable" };
   switch (c.state) {
     case "idle":
     case "ready":

@@ -3,6 +3,7 @@
 // browser facts only the host knows (connected, a command queued for a tab slot or sent) come in as `env`.
 import { type Liveness, livenessOf } from "../../../shared/liveness.ts";
 import { AWAITING_APPROVAL, RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
+import { DRAFT_IN_COMPOSER } from "./backoff.ts";
 import { evaluateIntent, MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { INVALID_BLOCK_CODE } from "./output-block.ts";
 import { type DomainState, submittedUnseen, type Worker } from "./model.ts";
@@ -114,12 +115,15 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
     const decision = evaluateIntent(run, w, intent, policy, now);
     switch (decision.kind) {
       case "wait":
-        return decision.why === "rate_limited" && w.rateLimit
-          ? livenessOf("rate_limited", w.rateLimit.since, {
-              until: decision.until,
-              ...(w.rateLimit.code ? { detail: { code: w.rateLimit.code } } : {}),
-            })
-          : livenessOf(decision.why, intent.retry?.since ?? intent.createdAt, { until: decision.until });
+        if (decision.why === "rate_limited" && w.rateLimit)
+          return livenessOf("rate_limited", w.rateLimit.since, {
+            until: decision.until,
+            ...(w.rateLimit.code ? { detail: { code: w.rateLimit.code } } : {}),
+          });
+        // A person's draft refused the turn: it is looked at again at `until`, but only they can clear it.
+        if (decision.why === "retry_backoff" && intent.retry?.code === DRAFT_IN_COMPOSER)
+          return livenessOf("draft_in_composer", intent.retry.since, { until: decision.until });
+        return livenessOf(decision.why, intent.retry?.since ?? intent.createdAt, { until: decision.until });
       case "deliver":
         // Due now: the next tick or input delivers it.
         return livenessOf("idle_grace", intent.createdAt, { until: now });
@@ -144,12 +148,14 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
 }
 
 /**
- * No usable page: bound but not reported on yet (a tab opening, an adopted conversation's first report) is a moment's
- * wait; a tab lost (closed, navigated away, not found) needs a person.
+ * No usable page: bound but not reported on yet (a tab opening, an adopted conversation's first report) or detached (the
+ * browser reopens the conversation's tab by itself) is a moment's wait; a tab closed while reopening is off, or lost
+ * (not found after a restart), needs a person.
  */
 function unavailable(w: Worker): Liveness {
   const c = w.conversation;
-  return c.binding === "bound" && c.state === "unknown"
+  if (c.binding === "closed") return livenessOf("tab_closed", c.since);
+  return (c.binding === "bound" && c.state === "unknown") || c.binding === "detached"
     ? livenessOf("page_loading", c.since)
     : livenessOf("tab_unavailable", c.since);
 }

@@ -26,7 +26,7 @@ export type Disposition =
   | "cancelled";
 
 export type ConversationState = "unknown" | "ready" | "generating" | "idle" | "error" | "closed";
-export type BindingState = "none" | "bound" | "unavailable" | "closed";
+export type BindingState = "none" | "bound" | "detached" | "unavailable" | "closed";
 
 export interface Conversation {
   readonly state: ConversationState;

@@ -133,10 +133,10 @@ describe("page errors are held with their code, and Continue now makes exactly o
     expect(live(sim)).toMatchObject({ state: "held", reason: "page_loading", needsYou: false });
   });
 
-  it("a conversation whose tab is gone: Continue now refuses with the remedy", () => {
+  it("a conversation whose tab is lost: Continue now refuses with the remedy", () => {
     const sim = new Simulation();
     sim.start();
-    sim.apply({ type: "binding.changed", workerId: "w-1", binding: "closed" });
+    sim.apply({ type: "binding.changed", workerId: "w-1", binding: "unavailable" });
     expect(live(sim)).toMatchObject({ state: "held", reason: "tab_unavailable" });
     expect(sim.try({ type: "worker.continue_now", workerId: "w-1" }).error?.code).toBe(
       "CONVERSATION_UNAVAILABLE",

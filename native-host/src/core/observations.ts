@@ -34,6 +34,10 @@ export const NOT_DELIVERED: ReadonlySet<string> = new Set([
   "USAGE_CAP",
   // Refused before typing: the page says the conversation cannot take another message.
   "CONVERSATION_TOO_LONG",
+  // Send was clicked once and the page kept our text and showed no new user turn: it never took the prompt.
+  "SEND_IGNORED",
+  // Refused before typing: a person's draft is in the composer (never overwritten).
+  "DRAFT_IN_COMPOSER",
 ]);
 
 function known(ctx: Ctx, workerId: string): DraftWorker | Rejection {
@@ -56,6 +60,12 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if ("code" in w) return w;
   const c = w.conversation;
   if (input.seq <= c.observedSeq) return; // stale or replayed report
+  // A page that unloads (reload, navigation) says nothing about the conversation: the turn may run on, and where the
+  // conversation is open follows the browser's binding reports (docs/continuation-core.md, "Bindings").
+  if (input.state === "closed") {
+    c.observedSeq = input.seq;
+    return;
+  }
   const seqAtSubmission = w.current?.state === "submitted" ? w.current.submittedAtSeq : undefined;
   // A scheduled attempt may not have reached this executor yet: only a generating turn proves it did.
   if (w.current?.state !== "scheduled" || input.state === "generating") noteExecutor(w, input.executorId);
@@ -63,6 +73,13 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if (input.url !== undefined) c.url = input.url;
   if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
   if (input.continuationBlock?.result === "block") c.reportedStatus = input.continuationBlock.status;
+  // A report comes from a tab that shows the conversation (a reopened or revisited one included).
+  if (c.binding !== "bound") {
+    c.binding = "bound";
+    c.changes += 1;
+    c.since = ctx.now;
+    ctx.emit("binding.changed", w.runId, w.id, { binding: "bound" });
+  }
   const sameState = c.state === input.state && (c.errorCode ?? null) === (input.errorCode ?? null);
   // A duplicate report gets no reaction, except the first one after our submission: a turn so short that
   // generating was never seen still ended, and waiting for a change that already happened would stall.
@@ -74,8 +91,6 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   c.since = ctx.now;
   if (input.errorCode === undefined) delete c.errorCode;
   else c.errorCode = input.errorCode;
-  if (input.state !== "closed" && c.binding !== "bound") c.binding = "bound";
-  if (input.state === "closed") c.binding = "closed";
   onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock);
   if (input.state === "error" && RATE_LIMIT_CODES.has(input.errorCode ?? "") && w.status === "active") {
     noteRateLimit(
@@ -105,11 +120,10 @@ function onState(
       withdrawWake(w, "idle");
       // A turn that runs proves ChatGPT takes prompts again.
       clearRateLimit(ctx, w);
-      // A pending steer targets a turn that is already generating: more generation proves nothing about it,
-      // only the executor's result does.
-      if (live && attempt.state === "scheduled" && attempt.delivery === "steer") return;
-      // Otherwise generation is proof of submission even if the command result has not arrived yet.
-      if (live && attempt.state === "scheduled") onSubmitted(ctx, w, undefined);
+      // Generation is never proof that a command was delivered: it may be the turn before ours streaming on (a page can
+      // ignore a send during a pause of that turn). Only the executor's result, which rests on our marker in a new user
+      // turn, makes an attempt submitted (docs/continuation-core.md, "Submission needs proof").
+      if (live && attempt.state === "scheduled") return;
       if (live && attempt.state !== "generating") {
         updateAttempt(
           ctx,
@@ -166,9 +180,7 @@ function onState(
       }
       ctx.emit("execution.error", w.runId, w.id, { errorCode: errorCode ?? null });
       return;
-    case "closed":
-      ctx.emit("binding.changed", w.runId, w.id, { binding: "closed" });
-      return;
+    case "closed": // never reaches here (observeConversation keeps only its sequence number)
     case "unknown":
       return;
   }
@@ -183,7 +195,6 @@ export function changeBinding(ctx: Ctx, input: Of<"binding.changed">): Rejection
   c.binding = input.binding;
   c.changes += 1;
   c.since = ctx.now;
-  if (input.binding === "closed") c.state = "closed";
   ctx.emit("binding.changed", w.runId, w.id, { binding: input.binding });
 }
 

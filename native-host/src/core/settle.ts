@@ -176,7 +176,8 @@ function fireKeepalive(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): vo
 function wakeIdleRunnable(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
   if (w.intent || policy.mode !== "auto" || !runnable(w)) return;
   const c = w.conversation;
-  if (c.binding !== "bound" || (c.state !== "idle" && c.state !== "ready")) return;
+  if ((c.binding !== "bound" && c.binding !== "detached") || (c.state !== "idle" && c.state !== "ready"))
+    return;
   const current = w.current;
   if (current && (current.state === "scheduled" || current.state === "generating")) return;
   if (submittedUnseen(w)) return;

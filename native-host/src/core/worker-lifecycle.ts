@@ -299,10 +299,13 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
   }
   // Continue now makes one attempt or says why it cannot: never "accepted" and then nothing.
   const c = w.conversation;
+  // Detached is fine: the browser reopens the conversation's tab for the turn.
   if (c.binding === "unavailable" || c.binding === "closed" || c.state === "closed") {
     return reject(
       "CONVERSATION_UNAVAILABLE",
-      `the conversation of ${w.path} is not open in any tab: open it in a tab (or stop the worker and keep the conversation going again from its tab)`,
+      c.binding === "closed"
+        ? `the tab of ${w.path} was closed and reopening closed tabs is off: reopen the conversation in a tab (it continues by itself), or turn reopening on in the extension's settings`
+        : `the conversation of ${w.path} is not open in any tab: open it in a tab (or stop the worker and keep the conversation going again from its tab)`,
     );
   }
   if (c.state === "error" && !sendableError(c.errorCode)) {

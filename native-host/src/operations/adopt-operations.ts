@@ -3,13 +3,14 @@
 import { z } from "zod";
 import { runView, workerView } from "./views.ts";
 import { applyInput, defineOperation } from "./registry.ts";
-import { viewOf } from "./context.ts";
+import { ok, viewOf } from "./context.ts";
+import { activeWorkerOf, conversationId } from "../core/adopt.ts";
 
 export const conversationAdopt = defineOperation({
   name: "conversation_adopt",
   title: "Keep this conversation going",
   description:
-    "Turns an existing ChatGPT conversation into a worker with Auto Resume on, ended or blocked by the continuation-state block at the end of each response (completionSignal 'output_block'). Joins runId, or creates a new run. No new chat is opened; a conversation already kept going by an unfinished worker is refused with CONFLICT. Release it with worker_stop.",
+    "Turns an existing ChatGPT conversation into a worker with Auto Resume on, ended or blocked by the continuation-state block at the end of each response (completionSignal 'output_block'). Joins runId, or creates a new run. No new chat is opened. A conversation an unfinished worker already keeps going is not adopted twice: the answer is that worker (existing: true; runId and objective are then ignored), so adopting again from another tab rebinds it. Release it with worker_stop.",
   input: {
     conversationUrl: z
       .string()
@@ -22,6 +23,19 @@ export const conversationAdopt = defineOperation({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   run(ctx, input) {
+    // The worker belongs to the conversation: asking again (from a new tab, after the tab was closed) finds it.
+    const id = conversationId(input.conversationUrl);
+    const holder = id !== undefined ? activeWorkerOf(Object.values(ctx.state.workers), id) : undefined;
+    if (holder) {
+      const run = ctx.state.runs[holder.runId]!;
+      return Promise.resolve(
+        ok({
+          worker: workerView(ctx.state, holder, viewOf(ctx)),
+          run: runView(ctx.state, run, viewOf(ctx)),
+          existing: true,
+        }),
+      );
+    }
     const workerId = ctx.newId();
     const runId = input.runId ?? ctx.newId();
     return applyInput(
