@@ -108,6 +108,11 @@ export const conversationStateSchema = z
     continuationBlock: continuationBlockReportSchema.optional(),
     /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so. */
     resetAt: z.number().int().positive().optional(),
+    /**
+     * When the page's evidence for this state appeared (epoch ms, the browser's clock): for idle, the page's own end of
+     * turn, which the idle grace counts from (the report itself comes a moment later).
+     */
+    since: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -398,6 +398,7 @@ export class ExecutorHub implements CommandSink {
           ...(m.continuationStatus ? { continuationStatus: m.continuationStatus } : {}),
           ...(m.continuationBlock ? { continuationBlock: m.continuationBlock } : {}),
           ...(m.resetAt ? { resetAt: m.resetAt } : {}),
+          ...(m.since ? { since: m.since } : {}),
           executorId: session.executorId,
         });
         if (m.state === "generating") faultPoint("generating-applied");

@@ -127,3 +127,33 @@ describe("submission needs proof", () => {
     expect(sim.commandsFor("w-1")).toHaveLength(before + 1);
   });
 });
+
+describe("the idle grace counts from the page's own end of turn", () => {
+  function endTurn(sim: Simulation, since: number) {
+    sim.apply({ type: "conversation.observed", workerId: "w-1", state: "idle", seq: 1_000, since });
+  }
+
+  it("the report came 400 ms after the page's evidence: the resume is due 400 ms sooner", () => {
+    const sim = new Simulation();
+    sim.start();
+    endTurn(sim, sim.now - 400);
+    expect(live(sim)).toMatchObject({ state: "due", reason: "idle_grace", until: sim.now + 2_600 });
+    const before = sim.commandsFor("w-1").length;
+    sim.advance(2_600);
+    expect(sim.commandsFor("w-1")).toHaveLength(before + 1);
+  });
+
+  it("an evidence time far in the past counts at most 5 s; one in the future counts as now", () => {
+    const sim = new Simulation();
+    sim.start();
+    const before = sim.commandsFor("w-1").length;
+    endTurn(sim, sim.now - 60_000);
+    // Counted from 5 s ago, the grace (3 s) is over: the resume goes out at once.
+    expect(sim.commandsFor("w-1")).toHaveLength(before + 1);
+
+    const later = new Simulation();
+    later.start();
+    endTurn(later, later.now + 60_000);
+    expect(later.worker("w-1").intent?.notBefore).toBe(later.now + 3 * SECOND);
+  });
+});

@@ -116,6 +116,8 @@ export type Input =
       readonly continuationBlock?: ContinuationBlockReport;
       /** With RATE_LIMITED / USAGE_CAP: the reset time the page showed (epoch ms), if it showed one. */
       readonly resetAt?: number;
+      /** When the page's evidence for this state appeared (its end of turn, for idle): the idle grace counts from it. */
+      readonly since?: number;
     }
   | {
       readonly type: "binding.changed";

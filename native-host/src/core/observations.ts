@@ -91,7 +91,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   c.since = ctx.now;
   if (input.errorCode === undefined) delete c.errorCode;
   else c.errorCode = input.errorCode;
-  onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock);
+  onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock, endedAt(ctx, input.since));
   if (input.state === "error" && RATE_LIMIT_CODES.has(input.errorCode ?? "") && w.status === "active") {
     noteRateLimit(
       ctx,
@@ -103,6 +103,18 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   }
 }
 
+/** How far back a page's evidence time may move the idle grace: a moment's delivery, never a wrong clock. */
+export const MAX_EVIDENCE_AGE_MS = 5_000;
+
+/**
+ * When the turn ended: the page's evidence time when it gave one (the idle grace counts from the page's own end of turn,
+ * not from when the report arrived), clamped to the last few seconds.
+ */
+function endedAt(ctx: Ctx, since: number | undefined): number {
+  if (since === undefined) return ctx.now;
+  return Math.min(ctx.now, Math.max(since, ctx.now - MAX_EVIDENCE_AGE_MS));
+}
+
 function onState(
   ctx: Ctx,
   w: DraftWorker,
@@ -110,6 +122,7 @@ function onState(
   state: ConversationState,
   errorCode: string | undefined,
   block: ContinuationBlockReport | undefined,
+  ended: number,
 ): void {
   const attempt = w.current;
   const live = attempt !== undefined && !isEnded(attempt.state);
@@ -145,7 +158,7 @@ function onState(
         endRunningTurn(ctx, w, endStateForIdle(w), { outcome: "turn_ended", countProgress: true }, policy);
       if (outcome === "invalid" && block) countInvalidBlock(ctx, w, block, policy, toolProgress);
       // The worker is still unfinished (addWake ignores one that has just ended).
-      addWake(ctx, w, { reason: "idle", notBefore: ctx.now + policy.idleGraceMs });
+      addWake(ctx, w, { reason: "idle", notBefore: ended + policy.idleGraceMs });
       return;
     }
     case "error":
