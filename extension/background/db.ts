@@ -11,10 +11,15 @@ import {
   isTerminal,
 } from "./journal.ts";
 
-export type BindingState = "bound" | "unavailable" | "closed";
+/**
+ * Where the worker's conversation is open (docs/extension.md, "Bindings"): `bound` (in `tabId`), `detached` (no tab
+ * shows it; reopened for the next command), `closed` (no tab shows it and reopening is off), `unavailable` (lost).
+ */
+export type BindingState = "bound" | "detached" | "closed" | "unavailable";
 
 export interface BindingRecord {
   readonly workerId: string;
+  /** The tab showing the conversation while `bound`; the last one that did otherwise. */
   readonly tabId: number;
   readonly state: BindingState;
   /** The conversation URL; absent while a new chat has not been given its id yet. */

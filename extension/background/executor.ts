@@ -12,13 +12,7 @@ import {
 } from "../../shared/native-messages.ts";
 import type { BackoffPolicy } from "../lib/backoff.ts";
 import type { BrowserFamily, ExtensionApi, MessageSender, SendResponse } from "../lib/browser-api.ts";
-import {
-  CHATGPT_MATCH,
-  conversationIdOf,
-  isChatGptUrl,
-  NEW_CHAT_URL,
-  showsConversation,
-} from "../lib/chatgpt-url.ts";
+import { conversationIdOf, NEW_CHAT_URL } from "../lib/chatgpt-url.ts";
 import {
   contentMessageSchema,
   pageMessageSchema,
@@ -33,7 +27,6 @@ import {
   JournalStore,
   PrefStore,
   type BindingRecord,
-  type BindingState,
   type ObservedRecord,
   type OrchestratorDb,
 } from "./db.ts";
@@ -46,6 +39,7 @@ import {
 } from "./native-connection.ts";
 import { GeneratingTabs, SerialQueues } from "./queue.ts";
 import { checkContentSender, isExtensionPageSender } from "./sender.ts";
+import { markTold, TabKeeper, type CommandTab } from "./tab-keeper.ts";
 
 export interface ExecutorOptions {
   /**
@@ -121,6 +115,8 @@ export class Executor {
   private readonly journal: JournalStore;
   private readonly prefs: PrefStore;
   private readonly content: ContentChannel;
+  /** Where each worker's conversation is open, and the tab events that move it (docs/extension.md, "Bindings"). */
+  private readonly tabs: TabKeeper;
   private readonly queues = new SerialQueues();
   private readonly generatingTabs = new GeneratingTabs();
   private executorId = "";
@@ -154,6 +150,25 @@ export class Executor {
     this.journal = new JournalStore(deps.db);
     this.prefs = new PrefStore(deps.db);
     this.content = new ContentChannel(deps.api, deps.timers);
+    this.tabs = new TabKeeper({
+      api: deps.api,
+      db: deps.db,
+      log: deps.log,
+      timers: deps.timers,
+      content: this.content,
+      probeTimeoutMs: this.opts.probeTimeoutMs,
+      ready: () => this.ready,
+      step: (fn) => this.step(fn),
+      send: (message) => this.send(message),
+      serial: (workerId, fn) => this.queues.run(workerId, fn),
+      submitting: (workerId) => this.submitting.has(workerId),
+      observe: (workerId, report) => this.observe(workerId, report, { report: true }),
+      tabGone: (workerId) => {
+        this.observedGenerating.delete(workerId);
+        if (!this.submitting.has(workerId)) this.releaseSlot(workerId);
+      },
+      focusNewTabs: () => this.focusNewTabs,
+    });
     this.connection = new NativeConnection({
       api: deps.api,
       timers: deps.timers,
@@ -186,12 +201,7 @@ export class Executor {
   listen(): void {
     const { api } = this.deps;
     api.runtime.onMessage.addListener((m, s, r) => this.onRuntimeMessage(m, s, r));
-    api.tabs.onRemoved.addListener((tabId, info) =>
-      this.guard("tab removed", this.onTabRemoved(tabId, info?.isWindowClosing === true)),
-    );
-    api.tabs.onUpdated.addListener((tabId, change) => {
-      if (change.url !== undefined) this.guard("tab updated", this.onTabUrl(tabId, change.url));
-    });
+    this.tabs.listen();
     api.alarms.onAlarm.addListener((alarm) => {
       if (alarm.name === KEEPALIVE_ALARM) this.connection.ensure();
     });
@@ -257,16 +267,28 @@ export class Executor {
     return this.deps.db.bindings.toArray();
   }
 
+  /** Whether a worker whose tab was closed gets its conversation reopened (the `reopenClosedTabs` preference). */
+  async reopenClosedTabs(): Promise<boolean> {
+    await this.ready;
+    return this.tabs.reopensClosedTabs();
+  }
+
+  /** The options page switched reopening: kept, and every worker without a tab is reported again. */
+  async setReopenClosedTabs(on: boolean): Promise<void> {
+    await this.ready;
+    await this.tabs.setReopenClosedTabs(on);
+  }
+
   /**
-   * "Keep this conversation going" (issue 8): binds the open conversation tab to the worker the host just created
-   * for it and reports what the page shows now, so the host can send its one bootstrap turn. The user chose this
-   * tab; nothing else is ever adopted (spec 13.3).
+   * "Keep this conversation going": binds the open conversation tab to the worker the host created for it (or the
+   * one that already keeps it going: its binding, wherever it was, is replaced) and reports what the page shows
+   * now, so the host can send its one bootstrap turn. The user chose this tab; nothing else is ever adopted.
    */
   async adoptTab(workerId: string, tabId: number, url: string): Promise<void> {
     await this.ready;
     const conversationId = conversationIdOf(url);
     if (conversationId === undefined) throw new Error(`${url} is not a ChatGPT conversation`);
-    await this.setBinding(workerId, { workerId, tabId, state: "bound", url, conversationId });
+    await this.tabs.adopt(workerId, tabId, url, conversationId);
     const ping = await this.content.ping(tabId, this.opts.probeTimeoutMs);
     if (ping.ok && ping.value.state)
       await this.observe(
@@ -279,10 +301,7 @@ export class Executor {
   /** "Release": the host stopped the worker; forget its tab, so nothing of it is observed or sent any more. */
   async releaseTab(workerId: string): Promise<void> {
     await this.ready;
-    await this.step(async () => {
-      await this.deps.db.bindings.delete(workerId);
-      await this.deps.db.observed.delete(workerId);
-    });
+    await this.tabs.release(workerId);
   }
 
   /** Resolves once no command is queued or running and no report is pending (tests, diagnostics). */
@@ -303,6 +322,7 @@ export class Executor {
     }
     this.maxGenerating = await this.prefs.get("maxGenerating", this.opts.maxGenerating, isPositiveInt);
     this.focusNewTabs = await this.prefs.get("focusNewTabs", false, isBool);
+    await this.tabs.load();
     for (const o of await db.observed.toArray()) this.lastSeq.set(o.workerId, o.seq);
 
     await this.verifyBindings();
@@ -321,42 +341,13 @@ export class Executor {
     await this.journal.prune(timers.now(), this.opts.journalKeepMs, this.opts.journalKeepMax);
     await this.pruneObserved();
     this.guard("reviving tabs", this.reviveSilentTabs());
+    this.guard("reopening tabs", this.tabs.reviveDetached());
   }
 
-  /** Keeps a binding only if its tab still exists and shows the bound conversation; never adopts a guess. */
+  /** Bindings checked against the open tabs (tab-keeper.ts), then every bound tab is asked what it shows. */
   private async verifyBindings(): Promise<void> {
-    const { db, api, timers } = this.deps;
-    const bindings = await db.bindings.toArray();
-    const boundTabs = new Set(bindings.filter((b) => b.state === "bound").map((b) => b.tabId));
-    for (const b of bindings) {
-      if (b.state !== "bound") continue;
-      const tab = await api.tabs.get(b.tabId).catch(() => undefined);
-      const stillThere =
-        tab !== undefined &&
-        (b.conversationId !== undefined
-          ? showsConversation(tab.url, b.conversationId)
-          : isChatGptUrl(tab.url));
-      if (stillThere) continue;
-      // After a browser restart tab ids change. Only a tab showing exactly the bound conversation, the only one
-      // doing so and bound to no other worker, is the same conversation; anything else would be a guess.
-      let recovered: number | undefined;
-      if (b.conversationId !== undefined) {
-        const candidates = (await api.tabs.query({ url: CHATGPT_MATCH }).catch(() => [])).filter(
-          (t) =>
-            t.id !== undefined &&
-            !boundTabs.has(t.id) &&
-            b.conversationId !== undefined &&
-            showsConversation(t.url, b.conversationId),
-        );
-        if (candidates.length === 1) recovered = candidates[0]?.id;
-      }
-      if (recovered !== undefined) {
-        boundTabs.add(recovered);
-        await db.bindings.put({ ...b, tabId: recovered, reported: false, updatedAt: timers.now() });
-      } else {
-        await this.setBinding(b.workerId, { ...b, state: "unavailable" }, { report: false });
-      }
-    }
+    const { db } = this.deps;
+    await this.tabs.verify();
     // Republish the current observed state of every verified tab (spec 13.2).
     const verified = (await db.bindings.toArray()).filter((b) => b.state === "bound");
     const pings = await Promise.all(
@@ -383,8 +374,8 @@ export class Executor {
       tabs.map(async (tabId) => {
         const { recoveryWaitMs, probeTimeoutMs } = this.opts;
         if (await this.content.waitForContent(tabId, recoveryWaitMs, probeTimeoutMs)) return;
-        const binding = await this.bindingOfTab(tabId);
-        if (binding?.state !== "bound" || this.submitting.has(binding.workerId)) return;
+        const binding = await this.tabs.bindingOfTab(tabId);
+        if (binding === undefined || this.submitting.has(binding.workerId)) return;
         this.deps.log.info(`tab ${tabId} of ${binding.workerId} has no content script: reloading it`);
         await this.deps.api.tabs.reload(tabId).catch(() => undefined);
       }),
@@ -473,7 +464,8 @@ export class Executor {
       browser: this.deps.browser,
       extensionVersion: api.runtime.getManifest().version,
       bindings: bindings.map((b) => {
-        const o = b.state === "bound" ? observed.get(b.workerId) : undefined;
+        // A detached worker's last observation still says whether its turn was running (the host decides on it).
+        const o = b.state !== "unavailable" ? observed.get(b.workerId) : undefined;
         return {
           workerId: b.workerId,
           binding: b.state,
@@ -519,8 +511,7 @@ export class Executor {
         for (const sent of contents.bindings) {
           const current = await db.bindings.get(sent.workerId);
           if (current?.updatedAt !== sent.updatedAt || current.state !== sent.state) continue;
-          if (current.state === "bound") await db.bindings.put({ ...current, reported: true });
-          else await db.bindings.delete(current.workerId);
+          await markTold(db, current);
         }
       });
     });
@@ -649,7 +640,7 @@ export class Executor {
       if ("errorCode" in target) return await fail(target.errorCode, target.detail);
       if (target.created) createdTab = { tabId: target.tabId, previous: target.previous };
       const { tabId } = target;
-      const reachable = await this.ensureContent(tabId, target.created, entry.type !== "conversation.steer");
+      const reachable = await this.ensureContent(target, entry.type !== "conversation.steer");
       if (!reachable)
         return await fail("EXECUTOR_UNAVAILABLE", "the ChatGPT tab did not load the extension's page script");
       if (signal.aborted) return;
@@ -697,64 +688,44 @@ export class Executor {
     }
   }
 
-  /** The tab a command goes to: a new chat for `create`, else the worker's verified bound tab. */
+  /** The tab a command goes to: a new chat for `create`, else the worker's conversation (tab-keeper.ts). */
   private async targetTab(
     entry: JournalEntry,
   ): Promise<
-    | { tabId: number; created: boolean; previous?: BindingRecord; expectUrl?: string }
+    | (Exclude<CommandTab, { errorCode: string }> & { created?: boolean; previous?: BindingRecord })
     | { errorCode: string; detail: string }
   > {
     const { api, db } = this.deps;
-    if (entry.type === "conversation.create") {
-      const previous = await db.bindings.get(entry.workerId);
-      // A GPT's or project's page when the host names one (checked again here: nothing else is opened), else a new chat.
-      const start =
-        entry.conversationUrl !== undefined && isChatGptStartUrl(entry.conversationUrl)
-          ? entry.conversationUrl
-          : NEW_CHAT_URL;
-      const tab = await api.tabs.create({ url: start, active: this.focusNewTabs });
-      if (tab.id === undefined)
-        return { errorCode: "EXECUTOR_UNAVAILABLE", detail: "the browser opened no tab" };
-      await db.bindings.put({
-        workerId: entry.workerId,
-        tabId: tab.id,
-        state: "bound",
-        reported: false,
-        updatedAt: this.now(),
-      });
-      return { tabId: tab.id, created: true, ...(previous ? { previous } : {}) };
-    }
-    const binding = await db.bindings.get(entry.workerId);
-    if (binding?.state !== "bound")
-      return {
-        errorCode: "TAB_CLOSED",
-        detail: "this browser holds no open tab for the worker's conversation",
-      };
-    const tab = await api.tabs.get(binding.tabId).catch(() => undefined);
-    if (!tab) {
-      await this.setBinding(entry.workerId, { ...binding, state: "closed" });
-      return { errorCode: "TAB_CLOSED", detail: "the worker's tab was closed" };
-    }
-    if (binding.conversationId !== undefined && !showsConversation(tab.url, binding.conversationId)) {
-      await this.setBinding(entry.workerId, { ...binding, state: "unavailable" });
-      return { errorCode: "TAB_CLOSED", detail: "the worker's tab no longer shows its conversation" };
-    }
-    const wanted = conversationIdOf(entry.conversationUrl);
-    if (wanted !== undefined && binding.conversationId !== undefined && wanted !== binding.conversationId)
-      return {
-        errorCode: "TAB_CLOSED",
-        detail: `the worker's tab shows conversation ${binding.conversationId}, the command is for ${wanted}`,
-      };
-    return { tabId: binding.tabId, created: false, ...(binding.url ? { expectUrl: binding.url } : {}) };
+    if (entry.type !== "conversation.create")
+      return this.tabs.commandTab(entry.workerId, entry.conversationUrl);
+    const previous = await db.bindings.get(entry.workerId);
+    // A GPT's or project's page when the host names one (checked again here: nothing else is opened), else a new chat.
+    const start =
+      entry.conversationUrl !== undefined && isChatGptStartUrl(entry.conversationUrl)
+        ? entry.conversationUrl
+        : NEW_CHAT_URL;
+    const tab = await api.tabs.create({ url: start, active: this.focusNewTabs });
+    if (tab.id === undefined)
+      return { errorCode: "EXECUTOR_UNAVAILABLE", detail: "the browser opened no tab" };
+    await this.tabs.bindCreated(entry.workerId, tab.id);
+    return { tabId: tab.id, fresh: true, discarded: false, created: true, ...(previous ? { previous } : {}) };
   }
 
-  /** Waits for the tab's content script; an existing tab without one (extension updated) is reloaded once. */
-  private async ensureContent(tabId: number, fresh: boolean, mayReload: boolean): Promise<boolean> {
+  /**
+   * Waits for the tab's content script. A discarded tab is reloaded first (it has none until then); an existing tab
+   * that does not answer (extension updated) is reloaded once, never for a steer, which is for a reply in progress.
+   */
+  private async ensureContent(
+    target: { tabId: number; fresh: boolean; discarded: boolean },
+    mayReload: boolean,
+  ): Promise<boolean> {
     const { probeTimeoutMs, contentReadyTimeoutMs } = this.opts;
-    if (fresh) return this.content.waitForContent(tabId, contentReadyTimeoutMs, probeTimeoutMs);
-    if ((await this.content.ping(tabId, probeTimeoutMs)).ok) return true;
-    // Never reload a tab to steer: that is for a reply in progress, which a reload would disturb.
-    if (!mayReload) return false;
+    const { tabId } = target;
+    if (target.fresh) return this.content.waitForContent(tabId, contentReadyTimeoutMs, probeTimeoutMs);
+    if (!target.discarded) {
+      if ((await this.content.ping(tabId, probeTimeoutMs)).ok) return true;
+      if (!mayReload) return false;
+    } else this.deps.log.info(`tab ${tabId} was discarded: reloading it for a command`);
     // Chromium does not inject content scripts into tabs that were open before an extension update.
     await this.deps.api.tabs.reload(tabId).catch(() => undefined);
     return this.content.waitForContent(tabId, contentReadyTimeoutMs, probeTimeoutMs);
@@ -842,7 +813,7 @@ export class Executor {
     if (binding?.state !== "bound" || binding.tabId !== entry.tabId) return;
     const conversationId = conversationIdOf(entry.url);
     if (conversationId === undefined || conversationId === binding.conversationId) return;
-    await this.setBinding(
+    await this.tabs.setBinding(
       entry.workerId,
       { ...binding, url: entry.url, conversationId },
       { report: how.report, inStep: true },
@@ -851,13 +822,8 @@ export class Executor {
 
   /** A create that never reached submission: close its tab quietly and give back the previous binding. */
   private async discardCreatedTab(workerId: string, tabId: number, previous: BindingRecord | undefined) {
-    const { db, api } = this.deps;
-    const current = await db.bindings.get(workerId);
-    if (current?.tabId === tabId) {
-      if (previous) await db.bindings.put(previous);
-      else await db.bindings.delete(workerId);
-    }
-    await api.tabs.remove(tabId).catch(() => undefined);
+    await this.tabs.unbindCreated(workerId, tabId, previous);
+    await this.deps.api.tabs.remove(tabId).catch(() => undefined);
   }
 
   // ── tabs generating (counted for the health; the host keeps the limit) ─────────────────────────
@@ -916,7 +882,7 @@ export class Executor {
       await this.ready;
       if (m.type === "content.hello") this.content.announced(check.tabId);
       const report = m.type === "content.hello" ? m.state : m.report;
-      const managed = await this.fromManagedTab(check.tabId, check.url, report);
+      const managed = await this.tabs.fromTab(check.tabId, check.url, report);
       return { managed };
     })();
     work.then(sendResponse, (e: unknown) => {
@@ -926,22 +892,13 @@ export class Executor {
     return true;
   }
 
-  /** A report from a tab: forwarded only if the tab is bound to a worker and shows its conversation. */
-  private async fromManagedTab(
-    tabId: number,
-    url: string,
-    report: StateReport | undefined,
-  ): Promise<boolean> {
-    const binding = await this.bindingOfTab(tabId);
-    if (binding?.state !== "bound") return false;
-    if (binding.conversationId !== undefined && !showsConversation(url, binding.conversationId)) return false;
-    if (binding.conversationId === undefined) await this.learnConversation(binding, url);
-    if (report) await this.observe(binding.workerId, { ...report, url: report.url ?? url }, { report: true });
-    return true;
-  }
-
-  /** Records an observation with the next per-worker sequence number and forwards it. */
+  /**
+   * Records an observation with the next per-worker sequence number and forwards it. A page's `closed` (it is going
+   * away: reload, navigation) ends nothing: the binding follows the browser's tab events, and a reloaded page
+   * reports its own state once it is back.
+   */
   private observe(workerId: string, report: StateReport, how: { report: boolean }): Promise<void> {
+    if (report.state === "closed") return Promise.resolve();
     if (report.state === "generating") {
       this.observedGenerating.add(workerId);
       this.generatingTabs.occupy(workerId);
@@ -992,82 +949,6 @@ export class Executor {
     const seq = Math.max((this.lastSeq.get(workerId) ?? 0) + 1, Math.floor(this.now()) * 1000);
     this.lastSeq.set(workerId, seq);
     return seq;
-  }
-
-  private async onTabRemoved(tabId: number, windowClosing: boolean): Promise<void> {
-    await this.ready;
-    this.content.announced(tabId); // wake anyone waiting for it; the next ping fails
-    const binding = await this.bindingOfTab(tabId);
-    if (binding?.state !== "bound") return;
-    this.observedGenerating.delete(binding.workerId);
-    if (!this.submitting.has(binding.workerId)) this.releaseSlot(binding.workerId);
-    // Quitting the browser closes every window, and Chromium tells us (seen in Chromium 156). That is no person
-    // closing the conversation: the binding stays, and the next start re-verifies it against the restored
-    // tabs (verifyBindings). A command meanwhile finds no tab and fails with TAB_CLOSED, sending nothing.
-    if (windowClosing) return;
-    await this.setBinding(binding.workerId, { ...binding, state: "closed" });
-  }
-
-  private async onTabUrl(tabId: number, url: string): Promise<void> {
-    await this.ready;
-    const binding = await this.bindingOfTab(tabId);
-    if (binding?.state !== "bound") return;
-    if (binding.conversationId === undefined) {
-      if (isChatGptUrl(url)) await this.learnConversation(binding, url);
-      else await this.setBinding(binding.workerId, { ...binding, state: "unavailable" });
-      return;
-    }
-    // The tab left the worker's conversation (new chat, another conversation, another site).
-    if (!showsConversation(url, binding.conversationId))
-      await this.setBinding(binding.workerId, { ...binding, state: "unavailable" });
-  }
-
-  /** A new chat's tab got its conversation id (URL `/` → `/c/<id>`); told once, whoever notices first. */
-  private learnConversation(binding: BindingRecord, url: string): Promise<void> {
-    const conversationId = conversationIdOf(url);
-    if (conversationId === undefined) return Promise.resolve();
-    return this.step(async () => {
-      const current = await this.deps.db.bindings.get(binding.workerId);
-      if (
-        current?.state !== "bound" ||
-        current.tabId !== binding.tabId ||
-        current.conversationId !== undefined
-      )
-        return;
-      await this.setBinding(binding.workerId, { ...current, url, conversationId }, { inStep: true });
-    });
-  }
-
-  private async bindingOfTab(tabId: number): Promise<BindingRecord | undefined> {
-    const all = await this.deps.db.bindings.where("tabId").equals(tabId).toArray();
-    return all.find((b) => b.state === "bound");
-  }
-
-  /**
-   * Stores a binding change and tells the host (or leaves it for the next `hello`). A binding that is not
-   * bound any more is deleted once the host knows.
-   */
-  private setBinding(
-    workerId: string,
-    next: Omit<BindingRecord, "reported" | "updatedAt" | "state"> & { state: BindingState },
-    how: { report?: boolean; inStep?: boolean } = {},
-  ): Promise<void> {
-    const run = async () => {
-      const { db } = this.deps;
-      const record: BindingRecord = { ...next, workerId, reported: false, updatedAt: this.now() };
-      await db.bindings.put(record);
-      if (how.report === false) return;
-      const sent = this.send({
-        kind: "binding",
-        workerId,
-        binding: record.state,
-        ...(record.url !== undefined ? { url: record.url } : {}),
-      });
-      if (!sent) return;
-      if (record.state === "bound") await db.bindings.put({ ...record, reported: true });
-      else await db.bindings.delete(workerId);
-    };
-    return how.inStep ? run() : this.step(run);
   }
 
   // ── plumbing ──────────────────────────────────────────────────────────────────────────────────

@@ -23,6 +23,12 @@ import {
 } from "../ui/ui-protocol.ts";
 import type { BindingRecord } from "./db.ts";
 import type { ConnectionHealth, Timers } from "./native-connection.ts";
+import {
+  TAB_SETTINGS_GET_OP,
+  TAB_SETTINGS_SET_OP,
+  tabSettingsSchema,
+  type TabSettings,
+} from "./tab-settings.ts";
 import { checkContentSender } from "./sender.ts";
 
 /** `runtime.Port` of a connection from a view. */
@@ -73,6 +79,9 @@ export interface UiHostLink {
   adoptTab(workerId: string, tabId: number, url: string): Promise<void>;
   /** Forgets a released worker's tab. */
   releaseTab(workerId: string): Promise<void>;
+  /** This browser's tab settings (the options page): whether a closed worker tab is reopened. */
+  tabSettings(): Promise<TabSettings>;
+  setTabSettings(settings: TabSettings): Promise<void>;
 }
 
 export interface UiPrefsStore {
@@ -123,6 +132,8 @@ const PAGE_OPS: ReadonlySet<string> = new Set(PAGE_OPERATIONS);
  */
 const ADOPT_OP = "conversation_adopt";
 const RELEASE_OP = "conversation_release";
+/** `worker_stop` refusals that mean the worker is over already: release still forgets its tab. */
+const ALREADY_ENDED: ReadonlySet<string> = new Set(["WORKER_TERMINAL", "NOT_FOUND"]);
 const OVERLAY_OPS: ReadonlySet<string> = new Set(OVERLAY_OPERATIONS);
 
 export class UiBridge {
@@ -290,6 +301,10 @@ export class UiBridge {
           this.post(view, { type: "result", id: m.id, ...reply });
           return;
         }
+        if (view.kind === "page" && (m.op === TAB_SETTINGS_GET_OP || m.op === TAB_SETTINGS_SET_OP)) {
+          this.post(view, { type: "result", id: m.id, ...(await this.tabSettings(m.op, m.params ?? {})) });
+          return;
+        }
         const refusal = await this.refusal(view, m.op, m.params ?? {});
         const reply = refusal
           ? { ok: false, error: { code: "FORBIDDEN", message: refusal } }
@@ -358,17 +373,38 @@ export class UiBridge {
     return reply;
   }
 
-  /** "Release": stops the adopted worker (history kept) and forgets its tab; the conversation is the user's again. */
+  /**
+   * "Release": stops the adopted worker (history kept) and forgets its tab; the conversation is the user's again.
+   * A worker that has ended already is released too (its tab forgotten), so the conversation can be kept going again.
+   */
   private async release(params: Record<string, unknown>): Promise<Reply> {
     const workerId = params.workerId;
     if (typeof workerId !== "string" || workerId === "")
       return { ok: false, error: { code: "INVALID_INPUT", message: "release needs a workerId" } };
     const reply = await this.request("worker_stop", { workerId, reason: "released" });
-    if (reply.ok) {
-      await this.opts.host.releaseTab(workerId);
-      this.pushStatus(() => true);
+    const ended = !reply.ok && reply.error !== undefined && ALREADY_ENDED.has(reply.error.code);
+    if (!reply.ok && !ended) return reply;
+    await this.opts.host.releaseTab(workerId);
+    this.pushStatus(() => true);
+    return ended ? { ok: true, result: { workerId, alreadyEnded: true } } : reply;
+  }
+
+  /** The options page's tab settings (extension pages only): kept by the executor, never sent to the host. */
+  private async tabSettings(op: string, params: Record<string, unknown>): Promise<Reply> {
+    const { host } = this.opts;
+    if (op === TAB_SETTINGS_SET_OP) {
+      const settings = tabSettingsSchema.safeParse(params);
+      if (!settings.success)
+        return {
+          ok: false,
+          error: {
+            code: "INVALID_INPUT",
+            message: `${op}: ${settings.error.issues[0]?.message ?? "invalid"}`,
+          },
+        };
+      await host.setTabSettings(settings.data);
     }
-    return reply;
+    return { ok: true, result: await host.tabSettings() };
   }
 
   /** Why a view may not make this call, or undefined when it may. */
@@ -387,17 +423,17 @@ export class UiBridge {
   private async openConversation(view: View, workerId: string, url: string | undefined): Promise<void> {
     const { api } = this.opts;
     if (view.kind === "overlay" && (await this.workerOfTab(view.tabId)) !== workerId) return;
-    const binding = (await this.opts.host.bindings()).find(
-      (b) => b.workerId === workerId && b.state === "bound",
-    );
-    if (binding) {
+    const binding = (await this.opts.host.bindings()).find((b) => b.workerId === workerId);
+    if (binding?.state === "bound") {
       const tab = await api.tabs.update(binding.tabId, { active: true });
       // The worker's tab may be in another window: bring that window forward too.
       if (api.windows && tab?.windowId !== undefined)
         await api.windows.update(tab.windowId, { focused: true });
       return;
     }
-    if (url !== undefined && isChatGptUrl(url)) await api.tabs.create({ url, active: true });
+    // "Reopen": the tab opened on the conversation becomes the worker's tab when its page says hello.
+    const target = url ?? binding?.url;
+    if (target !== undefined && isChatGptUrl(target)) await api.tabs.create({ url: target, active: true });
   }
 
   private async workerOfTab(tabId: number | undefined): Promise<string | null> {

@@ -65,6 +65,9 @@ export function startUi(deps: {
       setMaxGenerating: (limit) => executor?.setMaxGenerating(limit) ?? Promise.resolve(),
       adoptTab: (workerId, tabId, url) => executor!.adoptTab(workerId, tabId, url),
       releaseTab: (workerId) => executor?.releaseTab(workerId) ?? Promise.resolve(),
+      tabSettings: async () => ({ reopenClosedTabs: (await executor?.reopenClosedTabs()) ?? true }),
+      setTabSettings: (settings) =>
+        executor?.setReopenClosedTabs(settings.reopenClosedTabs) ?? Promise.resolve(),
     },
     onRefresh: () => attention.refresh(),
   });

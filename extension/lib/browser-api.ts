@@ -22,6 +22,10 @@ export interface TabInfo {
   status?: string;
   active?: boolean;
   windowId?: number;
+  /** Unloaded to save memory (Chrome Memory Saver, `tabs.discard`): no content script until it is loaded again. */
+  discarded?: boolean;
+  /** Whether the browser may discard it by itself (`tabs.update` sets it; Firefox for Android has none). */
+  autoDiscardable?: boolean;
 }
 
 /** `runtime.MessageSender`: who sent a runtime message. */
@@ -58,13 +62,24 @@ export interface ExtensionApi {
     get(tabId: number): Promise<TabInfo>;
     query(query: { url?: string | string[] }): Promise<TabInfo[]>;
     create(properties: { url: string; active?: boolean }): Promise<TabInfo>;
+    /** Only `autoDiscardable` here (managed tabs are kept in memory); the views' bridge also brings tabs forward. */
+    update(tabId: number, properties: { autoDiscardable?: boolean }): Promise<TabInfo | undefined>;
     reload(tabId: number): Promise<void>;
     remove(tabId: number): Promise<void>;
     sendMessage(tabId: number, message: unknown, options?: { frameId?: number }): Promise<unknown>;
     readonly onRemoved: ApiEvent<(tabId: number, removeInfo: { isWindowClosing?: boolean }) => void>;
     readonly onUpdated: ApiEvent<
-      (tabId: number, changeInfo: { url?: string; status?: string }, tab: TabInfo) => void
+      (
+        tabId: number,
+        changeInfo: { url?: string; status?: string; discarded?: boolean },
+        tab: TabInfo,
+      ) => void
     >;
+    /**
+     * Chromium: a discarded tab lives on under a new id (`addedTabId`). Firefox keeps the id when it unloads a tab,
+     * and may not offer the event at all.
+     */
+    readonly onReplaced?: ApiEvent<(addedTabId: number, removedTabId: number) => void>;
   };
   alarms: {
     create(name: string, info: { periodInMinutes?: number; delayInMinutes?: number }): Promise<void> | void;

@@ -1,10 +1,11 @@
 // Settings / Advanced (spec 17.4): configuration only, no runtime operations. Local preferences (overlay, the
-// overlay's "Keep this conversation going" offer, notifications), this browser's concurrency limit, the run default continuation policy of active runs, and
-// where the MCP connection details come from.
+// overlay's "Keep this conversation going" offer, notifications), reopening closed worker tabs, this browser's
+// concurrency limit, the run default continuation policy of active runs, and where the MCP connection details come from.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { act, ActionButton, ConnectionBanner, ConnectionChip, Root } from "../ui/components.tsx";
 import { McpSettings } from "./mcp-settings.tsx";
+import { ReopenTabsSetting } from "./reopen-tabs-setting.tsx";
 import { duration } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import type { UiClient } from "../ui/ui-client.ts";
@@ -47,6 +48,7 @@ export function Options(props: { client: UiClient }): JSX.Element {
               label="Desktop notifications"
               help="When a worker starts to need you or is paused for a stall."
             />
+            <ReopenTabsSetting client={client} />
             <Concurrency client={client} current={status.maxGenerating} generating={status.generating} />
           </>
         ) : (

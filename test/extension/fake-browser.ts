@@ -1,5 +1,6 @@
 // An in-memory WebExtension API for the background executor's tests: runtime messaging, tabs holding fake
-// chatgpt.com pages (the real content bridge over a scriptable fake adapter), alarms, and a native host port.
+// chatgpt.com pages (the real content bridge over a scriptable fake adapter) that can be discarded the way Chromium
+// does it (a new id, no content script), alarms, and a native host port.
 import type {
   ApiEvent,
   ContentApi,
@@ -196,6 +197,13 @@ class TabLocation {
 
 export class FakeTab {
   url: string;
+  /** Unloaded by the browser: no content script until it is reloaded. */
+  discarded = false;
+  autoDiscardable = true;
+  /** Opened in the foreground. */
+  active = false;
+  /** Times the browser reloaded it (`tabs.reload`). */
+  reloads = 0;
   /** User messages of the conversation shown (survives page reloads, like ChatGPT's server). */
   conversation: string[] = [];
   readonly onMessage = new FakeEvent<RuntimeMessageListener>();
@@ -204,14 +212,22 @@ export class FakeTab {
 
   constructor(
     readonly browser: FakeBrowser,
-    readonly id: number,
+    /** Changes when Chromium discards the tab (`tabs.onReplaced`). */
+    public id: number,
     url: string,
   ) {
     this.url = url;
   }
 
   info(): TabInfo {
-    return { id: this.id, url: this.url, status: "complete" };
+    return {
+      id: this.id,
+      url: this.url,
+      status: "complete",
+      active: this.active,
+      discarded: this.discarded,
+      autoDiscardable: this.autoDiscardable,
+    };
   }
 
   /** Loads the content script (the real bridge over a fresh fake adapter). */
@@ -260,7 +276,15 @@ type FakeApi = ExtensionApi & {
   };
   tabs: ExtensionApi["tabs"] & {
     onRemoved: FakeEvent<(tabId: number, info: { isWindowClosing?: boolean }) => void>;
-    onUpdated: FakeEvent<(tabId: number, change: { url?: string; status?: string }, tab: TabInfo) => void>;
+    onUpdated: FakeEvent<
+      (tabId: number, change: { url?: string; status?: string; discarded?: boolean }, tab: TabInfo) => void
+    >;
+    onReplaced: FakeEvent<(addedTabId: number, removedTabId: number) => void>;
+    /** The executor's `autoDiscardable` and the views' bridge's `active` (bringing a tab forward). */
+    update(
+      tabId: number,
+      properties: { autoDiscardable?: boolean; active?: boolean },
+    ): Promise<TabInfo | undefined>;
   };
   alarms: ExtensionApi["alarms"] & { onAlarm: FakeEvent<(alarm: { name: string }) => void> };
 };
@@ -272,6 +296,8 @@ export class FakeBrowser {
   readonly contentLog = new MemoryLogger();
   /** Tabs load their content script by themselves shortly after they are created or reloaded. */
   autoLoad = true;
+  /** `tabs.update` refuses `autoDiscardable` (Firefox for Android), throwing synchronously as it does there. */
+  noAutoDiscardable = false;
   private nextTab = 100;
   private nextConversation = 1;
   readonly api: FakeApi;
@@ -279,7 +305,7 @@ export class FakeBrowser {
   constructor() {
     const removed = new FakeEvent<(tabId: number, info: { isWindowClosing?: boolean }) => void>();
     const updated = new FakeEvent<
-      (tabId: number, change: { url?: string; status?: string }, tab: TabInfo) => void
+      (tabId: number, change: { url?: string; status?: string; discarded?: boolean }, tab: TabInfo) => void
     >();
     this.api = {
       runtime: {
@@ -298,11 +324,30 @@ export class FakeBrowser {
           const tab = this.tabs.get(tabId);
           return tab ? Promise.resolve(tab.info()) : Promise.reject(new Error(`No tab with id: ${tabId}.`));
         },
-        query: () => Promise.resolve([...this.tabs.values()].map((t) => t.info())),
-        create: ({ url }) => Promise.resolve(this.openTab(url).info()),
+        // Only `active` is honoured (the popup's active tab); callers filter URLs themselves.
+        query: (query: { url?: string | string[]; active?: boolean }) =>
+          Promise.resolve(
+            [...this.tabs.values()]
+              .filter((t) => query.active === undefined || t.active === query.active)
+              .map((t) => t.info()),
+          ),
+        create: ({ url, active }) => Promise.resolve(this.openTab(url, { active: active ?? true }).info()),
+        update: (tabId, properties: { autoDiscardable?: boolean; active?: boolean }) => {
+          const tab = this.tabs.get(tabId);
+          if (!tab) return Promise.reject(new Error(`No tab with id: ${tabId}.`));
+          if (this.noAutoDiscardable && properties.autoDiscardable !== undefined)
+            throw new Error(
+              'Type error for parameter updateProperties: Unexpected property "autoDiscardable"',
+            );
+          if (properties.autoDiscardable !== undefined) tab.autoDiscardable = properties.autoDiscardable;
+          if (properties.active !== undefined) tab.active = properties.active;
+          return Promise.resolve(tab.info());
+        },
         reload: (tabId) => {
           const tab = this.tabs.get(tabId);
           if (!tab) return Promise.reject(new Error(`No tab with id: ${tabId}.`));
+          tab.reloads += 1;
+          tab.discarded = false;
           tab.unload();
           if (this.autoLoad) setTimeout(() => this.tabs.get(tabId)?.load(), 1);
           return Promise.resolve();
@@ -322,6 +367,7 @@ export class FakeBrowser {
         },
         onRemoved: removed,
         onUpdated: updated,
+        onReplaced: new FakeEvent<(addedTabId: number, removedTabId: number) => void>(),
       },
       alarms: {
         create: (name, info) => {
@@ -337,11 +383,34 @@ export class FakeBrowser {
     return `6800f3a1-0000-8000-9000-${String(n).padStart(12, "0")}`;
   }
 
-  openTab(url: string): FakeTab {
+  /** A tab opened in the one window; a person's (or `active: true`) comes to the front. */
+  openTab(url: string, { active = true } = {}): FakeTab {
     const tab = new FakeTab(this, this.nextTab++, url);
+    if (active) for (const other of this.tabs.values()) other.active = false;
+    tab.active = active;
     this.tabs.set(tab.id, tab);
     if (this.autoLoad && url.startsWith("https://chatgpt.com/")) setTimeout(() => tab.load(), 1);
     return tab;
+  }
+
+  /**
+   * Memory Saver or `tabs.discard`: the page is unloaded (its content script is gone, with no `closed` report) and,
+   * as measured in Chromium, the tab lives on under a new id (`onReplaced`), then reports `discarded`. Firefox keeps
+   * the id (`newId: false`). Returns the tab's id afterwards.
+   */
+  discard(tabId: number, { newId = true } = {}): number {
+    const tab = this.tabs.get(tabId);
+    if (!tab) throw new Error(`no tab ${tabId}`);
+    tab.unload();
+    tab.discarded = true;
+    if (newId) {
+      this.tabs.delete(tabId);
+      tab.id = this.nextTab++;
+      this.tabs.set(tab.id, tab);
+      this.api.tabs.onReplaced.emit(tab.id, tabId);
+    }
+    this.api.tabs.onUpdated.emit(tab.id, { discarded: true }, tab.info());
+    return tab.id;
   }
 
   closeTab(tabId: number, { isWindowClosing = false } = {}): void {
@@ -379,6 +448,7 @@ export class FakeBrowser {
     this.api.runtime.onInstalled.listeners = [];
     this.api.tabs.onRemoved.listeners = [];
     this.api.tabs.onUpdated.listeners = [];
+    this.api.tabs.onReplaced.listeners = [];
     this.api.alarms.onAlarm.listeners = [];
     for (const port of this.host.ports) port.closed = true;
   }

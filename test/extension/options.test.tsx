@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-// The settings page: local switches (overlay, the overlay's adoption offer, notifications), the concurrency limit with validation, run policy
-// defaults, connected and disconnected, axe-core.
+// The settings page: local switches (overlay, the overlay's adoption offer, notifications), reopening closed worker
+// tabs, the concurrency limit with validation, run policy defaults, connected and disconnected, axe-core.
 import { afterEach, describe, expect, it } from "vitest";
 import { Options } from "../../extension/options/options-view.tsx";
 import {
@@ -21,7 +21,9 @@ afterEach(() => {
 describe("options page", () => {
   it("switches send local preferences; concurrency is validated and saved; run defaults are listed", async () => {
     const bg = new ScriptedBackground();
-    bg.answer("run_list", { runs: [run()] }).answer("run_continuation_set_default", {});
+    bg.answer("run_list", { runs: [run()] })
+      .answer("run_continuation_set_default", {})
+      .answer("tab_settings_get", { reopenClosedTabs: true });
     const root = mount(<Options client={bg.client} />);
     await until(() => byTestId(root, "run-policy").length === 1, "policy");
     const overlay = byTestId(root, "pref-overlay")[0]!;
@@ -55,6 +57,29 @@ describe("options page", () => {
     await expectAccessible(root);
   });
 
+  it("reopening closed worker tabs: on by default, switched through the background, said in plain words", async () => {
+    let reopen = true;
+    const bg = new ScriptedBackground(status({ connection: "reconnecting" })); // this browser's setting: no host needed
+    bg.answer("run_list", { runs: [] })
+      .answer("tab_settings_get", () => ({ reopenClosedTabs: reopen }))
+      .answer("tab_settings_set", (p: Record<string, unknown>) => {
+        reopen = p.reopenClosedTabs === true;
+        return { reopenClosedTabs: reopen };
+      });
+    const root = mount(<Options client={bg.client} />);
+    const toggle = () => byTestId(root, "pref-reopenClosedTabs")[0];
+    await until(() => toggle() !== undefined, "the switch");
+    expect(toggle()!.getAttribute("role")).toBe("switch");
+    expect(toggle()!.getAttribute("aria-checked")).toBe("true");
+    expect(root.textContent).toContain("Reopen a worker’s conversation when its tab is closed");
+    expect(root.textContent).toContain("background tab");
+    toggle()!.click();
+    await until(() => toggle()!.getAttribute("aria-checked") === "false", "switched off");
+    expect(toggle()!.textContent).toBe("Off");
+    expect(bg.callsOf("tab_settings_set")).toEqual([{ reopenClosedTabs: false }]);
+    await expectAccessible(root);
+  });
+
   it("MCP connection: token masked until revealed, regenerated only after confirming", async () => {
     const token = "a".repeat(60) + "1234";
     const rotated = "b".repeat(60) + "5678";
@@ -72,6 +97,7 @@ describe("options page", () => {
     let current = token;
     const bg = new ScriptedBackground();
     bg.answer("run_list", { runs: [] })
+      .answer("tab_settings_get", { reopenClosedTabs: true })
       .answer("host_settings", (p: Record<string, unknown>) => settings(current, p.reveal === true))
       .answer("host_token_rotate", () => {
         current = rotated;
@@ -103,7 +129,7 @@ describe("options page", () => {
 
   it("disconnected: local settings stay usable, host-backed ones are not shown stale", async () => {
     const bg = new ScriptedBackground(status({ connection: "reconnecting" }));
-    bg.answer("run_list", { runs: [run()] });
+    bg.answer("run_list", { runs: [run()] }).answer("tab_settings_get", { reopenClosedTabs: true });
     const root = mount(<Options client={bg.client} />);
     await settle();
     expect(byTestId(root, "connection-banner")).toHaveLength(1);

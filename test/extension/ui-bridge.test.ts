@@ -93,9 +93,6 @@ async function boot(): Promise<World> {
   const notifications: World["notifications"] = [];
   const api = Object.assign(browser.api, {
     runtime: Object.assign(browser.api.runtime, { onConnect }),
-    tabs: Object.assign(browser.api.tabs, {
-      update: (tabId: number) => Promise.resolve(browser.tabs.get(tabId)?.info()),
-    }),
     action: {
       setBadgeText: ({ text }: { text: string }) => void badge.push(text),
       setBadgeBackgroundColor: () => undefined,
@@ -358,6 +355,28 @@ describe("ui bridge: executor settings", () => {
     expect(w.executor.health().maxGenerating).toBe(5);
     expect((await w.db.prefs.get("maxGenerating"))?.value).toBe(5);
   });
+
+  it("reopening closed tabs is this browser's setting: read and switched by a page, kept, never asked of the host", async () => {
+    const page = pageClient();
+    await waitFor(() => page.status.value !== null, "status");
+    const requests = () => w.browser.host.of("ui.request").length;
+    const before = requests();
+    expect(await page.callRaw("tab_settings_get", {})).toEqual({
+      ok: true,
+      value: { reopenClosedTabs: true },
+    });
+    expect(await page.callRaw("tab_settings_set", { reopenClosedTabs: false })).toEqual({
+      ok: true,
+      value: { reopenClosedTabs: false },
+    });
+    expect(await w.executor.reopenClosedTabs()).toBe(false);
+    expect((await w.db.prefs.get("reopenClosedTabs"))?.value).toBe(false);
+    expect(await page.callRaw("tab_settings_set", { reopenClosedTabs: "no" })).toMatchObject({
+      ok: false,
+      error: { code: "INVALID_INPUT" },
+    });
+    expect(requests()).toBe(before);
+  });
 });
 
 describe("ui bridge: overlay ports", () => {
@@ -432,6 +451,42 @@ describe("ui bridge: overlay ports", () => {
     expect(w.backend.state.workers[workerId]!.status).toBe("cancelled");
     await waitFor(() => client.status.value?.tabWorkerId === null, "the tab is the user's again");
     expect(await w.db.bindings.get(workerId)).toBeUndefined();
+  });
+
+  it("releases a worker that has ended already: its tab is forgotten, so the conversation can be kept going again", async () => {
+    const { workerId } = await runWithWorker();
+    const tabId = await boundTab(workerId);
+    await call("worker_stop", { workerId }); // ended elsewhere (MCP, the dashboard)
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "connected");
+    const released = await client.callRaw("conversation_release", { workerId });
+    expect(released).toMatchObject({ ok: true, value: { workerId, alreadyEnded: true } });
+    expect(await w.db.bindings.get(workerId)).toBeUndefined();
+    expect(w.browser.tabs.get(tabId)!.autoDiscardable).toBe(true);
+  });
+
+  it("adopting a conversation its worker already keeps going, from a second tab, moves the binding there", async () => {
+    const url = `https://chatgpt.com/c/${w.browser.nextConversationId()}`;
+    const first = w.browser.openTab(url);
+    await waitFor(() => first.adapter !== undefined, "the first tab's content script");
+    first.adapter!.report("idle");
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "connected");
+    const adopted = await client.callRaw("conversation_adopt", {});
+    const workerId = (adopted as { value: { worker: { id: string } } }).value.worker.id;
+    await waitFor(() => first.adapter!.submits.length === 1, "the bootstrap turn");
+    first.adapter!.report("idle");
+
+    const second = w.browser.openTab(url); // the person's second tab on it comes to the front
+    await waitFor(() => second.adapter !== undefined, "the second tab's content script");
+    const again = await client.callRaw("conversation_adopt", {});
+    expect(again).toMatchObject({ ok: true, value: { worker: { id: workerId }, existing: true } });
+    expect(await w.db.bindings.toArray()).toEqual([
+      expect.objectContaining({ workerId, state: "bound", tabId: second.id }),
+    ]);
+    expect(first.autoDiscardable).toBe(true);
+    expect(second.autoDiscardable).toBe(false);
+    expect(Object.keys(w.backend.state.workers)).toEqual([workerId]);
   });
 
   it("refuses to adopt a tab that is not a ChatGPT conversation", async () => {
