@@ -187,6 +187,12 @@ export const commandCancelSchema = z
   .object({ kind: z.literal("command.cancel"), commandId: id, workerId: id })
   .strict();
 
+/**
+ * The worker ended (completed, failed, stopped, or unknown to the host): the browser forgets its binding, so its tab is
+ * the person's again (discardable, never reopened or rebound, free to be kept going anew).
+ */
+export const bindingReleaseSchema = z.object({ kind: z.literal("binding.release"), workerId: id }).strict();
+
 export const uiResponseSchema = z
   .object({
     kind: z.literal("ui.response"),
@@ -210,6 +216,7 @@ export const hostMessageSchema = z.discriminatedUnion("kind", [
   welcomeSchema,
   commandSchema,
   commandCancelSchema,
+  bindingReleaseSchema,
   uiResponseSchema,
   uiChangedSchema,
 ]);

@@ -429,6 +429,9 @@ export class Executor {
         return this.onCommand(message, port);
       case "command.cancel":
         return this.onCancel(message.commandId);
+      case "binding.release":
+        // The worker ended: its tab is the person's again (never reopened, rebound or kept from discarding).
+        return this.tabs.release(message.workerId);
       case "ui.response":
       case "ui.changed":
         return; // handed to the views' bridge on arrival (constructor)

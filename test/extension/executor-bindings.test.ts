@@ -50,6 +50,20 @@ describe("managed tabs survive the browser", () => {
     expect(await h.db.bindings.get("w2")).toBeUndefined();
   });
 
+  it("the host says the worker ended: the binding is forgotten, the tab discardable, and never reopened", async () => {
+    h = new Harness();
+    await h.connected();
+    const { tabId, url } = await idleWorker("w1");
+    h.host.send({ kind: "binding.release", workerId: "w1" });
+    await waitFor(async () => (await h.db.bindings.get("w1")) === undefined, "binding forgotten");
+    expect(h.tab(tabId).autoDiscardable).toBe(true);
+    // Its conversation closed and shown again: nothing is reopened or rebound.
+    h.browser.closeTab(tabId);
+    await h.executor.idle();
+    expect(tabsShowing(url)).toHaveLength(0);
+    expect(bindings("w1").map((b) => b.binding)).toEqual(["bound"]);
+  });
+
   it("Chromium discards an idle bound tab (new id): the binding follows it, and a command reloads it and submits once", async () => {
     h = new Harness();
     await h.connected();

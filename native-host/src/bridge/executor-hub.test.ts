@@ -146,3 +146,45 @@ describe("ExecutorHub routing of a conversation without a tab", () => {
     expect(commands.map((c) => [c.workerId, c.type])).toEqual([[worker.id, "conversation.send"]]);
   });
 });
+
+describe("ExecutorHub gives an ended worker's tab back", () => {
+  const url = "https://chatgpt.com/c/1b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
+
+  async function bound() {
+    const { worker } = await call<{ worker: { id: string } }>("conversation_adopt", { conversationUrl: url });
+    const sent: HostMessage[] = [];
+    const session = hub.connect({ label: "test", send: (m) => sent.push(m) });
+    const hello = (workerId: string) =>
+      session.receive({
+        kind: "hello",
+        protocolVersion: PROTOCOL_VERSION,
+        executorId: "exec-1",
+        browser: "chromium",
+        extensionVersion: "0.1.0",
+        bindings: [{ workerId, binding: "bound", url }],
+        journal: [],
+      });
+    return { workerId: worker.id, sent, hello };
+  }
+
+  it("a worker that ends: its browser is told to forget the binding, once", async () => {
+    const { workerId, sent, hello } = await bound();
+    await hello(workerId);
+    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([]);
+    await call("worker_stop", { workerId, reason: "done here" });
+    hub.broadcastChanged(backend.lastEventSeq());
+    hub.broadcastChanged(backend.lastEventSeq());
+    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([{ kind: "binding.release", workerId }]);
+  });
+
+  it("a hello that lists an ended or unknown worker's binding gets it released", async () => {
+    const { workerId, sent, hello } = await bound();
+    await call("worker_stop", { workerId, reason: "done here" });
+    await hello(workerId);
+    await hello("no-such-worker");
+    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([
+      { kind: "binding.release", workerId },
+      { kind: "binding.release", workerId: "no-such-worker" },
+    ]);
+  });
+});

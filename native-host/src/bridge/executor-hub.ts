@@ -190,9 +190,30 @@ export class ExecutorHub implements CommandSink {
    * both.
    */
   broadcastChanged(eventSeq: number): void {
+    this.releaseEnded();
     this.pump(false);
     this.shown = this.livenessSignature();
     this.sendChanged(eventSeq);
+  }
+
+  /** Workers that ended are no browser's any more: their browser forgets the binding (and the tab is the person's). */
+  private releaseEnded(): void {
+    for (const [workerId, executorId] of this.owners) {
+      if (this.opts.backend.state.workers[workerId]?.status === "active") continue;
+      if (!this.sendTo(executorId, { kind: "binding.release", workerId })) continue;
+      this.owners.delete(workerId);
+    }
+  }
+
+  /** Sends to a connected executor's session; false when it is not connected. */
+  private sendTo(executorId: string, message: HostMessage): boolean {
+    for (const s of this.sessions) {
+      if (s.ready && s.executorId === executorId) {
+        s.conn.send(message);
+        return true;
+      }
+    }
+    return false;
   }
 
   private sendChanged(eventSeq: number): void {
@@ -439,7 +460,11 @@ export class ExecutorHub implements CommandSink {
     this.limits.set(hello.executorId, hello.maxGenerating ?? DEFAULT_MAX_GENERATING);
     this.opts.onContact?.(hello.executorId);
     for (const b of hello.bindings) {
-      if (!this.opts.backend.state.workers[b.workerId]) continue;
+      // A binding of a worker that ended (or that this host does not know) is the person's tab again.
+      if (this.opts.backend.state.workers[b.workerId]?.status !== "active") {
+        session.conn.send({ kind: "binding.release", workerId: b.workerId });
+        continue;
+      }
       if (holds(b.binding)) this.owners.set(b.workerId, hello.executorId);
       await this.apply({
         type: "binding.changed",
