@@ -943,6 +943,8 @@ export class Executor {
         // Forwarded, never stored here: the host decides what the block means for the worker (issue 8).
         ...(report.continuationBlock !== undefined ? { continuationBlock: report.continuationBlock } : {}),
         ...(report.resetAt !== undefined ? { resetAt: report.resetAt } : {}),
+        // The idle grace counts from the page's own end of turn, not from this report's arrival.
+        ...(report.since !== undefined ? { since: report.since } : {}),
       });
     });
   }

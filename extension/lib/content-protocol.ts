@@ -15,6 +15,8 @@ const stateReportShape = {
   continuationBlock: continuationBlockReportSchema.optional(),
   /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so (docs/adapter.md). */
   resetAt: z.number().int().positive().optional(),
+  /** When the page's evidence for this state appeared (epoch ms): for idle, the page's own end of turn (docs/adapter.md). */
+  since: z.number().int().positive().optional(),
 };
 
 /** What the page adapter observed: the content of a `conversation.state`, without worker or sequence. */

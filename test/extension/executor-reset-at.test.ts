@@ -1,5 +1,5 @@
-// A rate limit's reset time goes from the page adapter's report through the content bridge and the background to the
-// host's `conversation.state` (docs/adapter.md, "Rate limits"); a report without one carries none.
+// Page times go from the page adapter's report through the content bridge and the background to the host's
+// `conversation.state`: a rate limit's reset time (docs/adapter.md, "Rate limits") and the page's end-of-turn time.
 import { afterEach, describe, expect, it } from "vitest";
 import { Harness, waitFor } from "./executor-harness.ts";
 
@@ -20,5 +20,18 @@ describe("resetAt on conversation.state", () => {
     await waitFor(() => errors().length === 2, "the rate-limit report");
     expect(errors()[1]).toMatchObject({ errorCode: "RATE_LIMITED" });
     expect(errors()[1]).not.toHaveProperty("resetAt");
+  });
+});
+
+describe("since on conversation.state", () => {
+  it("carries the page's own end-of-turn time to the host (the idle grace counts from it)", async () => {
+    h = new Harness();
+    await h.connected();
+    const { tabId } = await h.createWorker("w1");
+    const idles = () => h.sent("conversation.state").filter((m) => m.state === "idle");
+    const since = Date.now() - 250;
+    h.adapter(tabId).report("idle", { since });
+    await waitFor(() => idles().length === 1, "the idle report");
+    expect(idles()[0]).toMatchObject({ workerId: "w1", since });
   });
 });
