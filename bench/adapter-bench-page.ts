@@ -4,7 +4,7 @@ import { createChatGptAdapter } from "../extension/content/adapter/index.ts";
 import type { ConversationState, StateReport } from "../extension/content/adapter/index.ts";
 
 export interface BenchConfig {
-  idleDebounceMs: number;
+  settleMs: number;
   submitPollMs: number;
 }
 
@@ -24,7 +24,7 @@ export interface BenchResults {
   mutationTickMs: number[];
   /** The turn in progress when each mutation tick ran (to show how cost grows with the thread). */
   mutationTickTurn: number[];
-  /** Every other adapter timer callback: polls, debounce deadlines, submit's own waits, ms. */
+  /** Every other adapter timer callback: polls, settle deadlines, submit's own waits, ms. */
   otherTimerMs: number[];
   reports: BenchReport[];
   domElements: number;
@@ -52,7 +52,7 @@ export interface PageBench {
  * adapter's observer callbacks runs is the throttled tick of that mutation batch. In a visible page that timer only
  * asks for the next frame, whose callback sets a 0 ms timer for the tick itself: the three callbacks are one chain,
  * and their summed duration is the work the batch costs (a fresh page scan plus the state machine). Anything else the
- * chain schedules (the tick arming a debounce deadline) is not the batch's. Polls and deadlines are counted apart.
+ * chain schedules (the tick arming a settle deadline) is not the batch's. Polls and deadlines are counted apart.
  */
 export function startBench(config: BenchConfig): PageBench {
   const observerMs: number[] = [];
@@ -145,8 +145,7 @@ export function startBench(config: BenchConfig): PageBench {
       });
       for (const wake of [...waiters]) wake();
     },
-    idleDebounceMs: config.idleDebounceMs,
-    timing: { submitPollMs: config.submitPollMs },
+    timing: { settleMs: config.settleMs, submitPollMs: config.submitPollMs },
   });
   // The adapter builds its one observer synchronously in start() (on its first scan).
   window.MutationObserver = TimedObserver;

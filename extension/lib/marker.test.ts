@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { commandMarker, embedMarker, MARKER_PREFIX, textHasMarker } from "./marker.ts";
+import {
+  carriesAnyMarkerLine,
+  commandMarker,
+  embedMarker,
+  MARKER_PREFIX,
+  markerLine,
+  textHasMarker,
+} from "./marker.ts";
 
 describe("command marker", () => {
   it("is stable per command id, distinct between ids, short and plain ASCII", () => {
@@ -16,5 +23,19 @@ describe("command marker", () => {
     expect(text).toBe(`Continue the assignment.\n\n[ref: ${marker}]`);
     expect(textHasMarker(text, marker)).toBe(true);
     expect(textHasMarker(text, commandMarker("c2"))).toBe(false);
+  });
+});
+
+describe("any command's marker line (telling a leftover of ours from a person's draft)", () => {
+  it("is found as a line of its own, whichever command it belongs to", () => {
+    expect(carriesAnyMarkerLine(embedMarker("An earlier prompt.", commandMarker("earlier")))).toBe(true);
+    expect(carriesAnyMarkerLine(`${markerLine(commandMarker("x"))}  \nmore below`)).toBe(true);
+  });
+
+  it("is not found inside other words, in another shape, or without one", () => {
+    expect(carriesAnyMarkerLine(`see ${markerLine(commandMarker("x"))} above`)).toBe(false);
+    expect(carriesAnyMarkerLine("[ref: orc-short]")).toBe(false);
+    expect(carriesAnyMarkerLine(`[ref: ${commandMarker("x").toUpperCase()}]`)).toBe(false);
+    expect(carriesAnyMarkerLine("my own half-written question")).toBe(false);
   });
 });

@@ -40,3 +40,14 @@ export function embedMarker(text: string, marker: string): string {
 export function textHasMarker(text: string, marker: string): boolean {
   return text.includes(marker);
 }
+
+/** A marker line of any command, alone on its line (only spaces around it), as `markerLine` writes it. */
+const ANY_MARKER_LINE = new RegExp(`^[ \\t]*\\[ref: ${MARKER_PREFIX}[0-9a-z]{16}\\][ \\t]*$`, "m");
+
+/**
+ * Whether `text` carries the marker line of some command: a composer draft that does is a leftover of one of our
+ * earlier submissions (ours to replace); one that does not is a person's, never touched (docs/adapter.md).
+ */
+export function carriesAnyMarkerLine(text: string): boolean {
+  return ANY_MARKER_LINE.test(text);
+}

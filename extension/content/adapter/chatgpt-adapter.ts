@@ -97,6 +97,12 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let throttleHandle: unknown;
   /** A throttled tick waiting for the next frame (see `scheduleTick`). */
   let frameHandle: unknown;
+  /** When the last tick a mutation scheduled ran (the throttle counts from it). */
+  let lastScheduledAt = Number.NEGATIVE_INFINITY;
+  /** When the last mutation record was delivered: the page changed then (the state machine's `changedAt`). */
+  let lastMutationAt: number | undefined;
+  /** Submit's sleeps waiting now: each ends at its timer or at the page's next mutation, whichever comes first. */
+  const sleepers = new Set<() => void>();
   let pollHandle: unknown;
   let deadlineHandle: unknown;
   /** The moment `deadlineHandle` fires for (a tick that asks for the same one keeps the armed timer). */
@@ -121,6 +127,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     return parseContinuationBlock(renderedText(root, table.visuallyHidden));
   };
 
+  /** What submit reads when the machine has no settled state yet: the page right now, unsettled (never reported). */
   const rawReport = (scan: PageScan): StateReport => {
     const state = machine.isClosed
       ? "closed"
@@ -164,8 +171,10 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       forgetRecords();
       observer = new win.MutationObserver((records) => {
         lastScan = undefined;
+        lastMutationAt = opts.now();
         noteRecords(records);
         if (schedulesTick(records)) scheduleTick();
+        if (sleepers.size > 0) for (const wake of [...sleepers]) wake();
       });
       observer.observe(win.document, {
         childList: true,
@@ -177,6 +186,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     const queued = observer.takeRecords();
     if (queued.length > 0) {
       lastScan = undefined;
+      lastMutationAt = opts.now();
       noteRecords(queued);
     }
     const now = opts.now();
@@ -192,12 +202,13 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     return scan;
   };
 
-  const tick = (): { scan: PageScan; report: StateReport } => {
+  /** `settled`: the machine's state (undefined before the first one); `report`: that, or the page right now. */
+  const tick = (): { scan: PageScan; report: StateReport; settled: StateReport | undefined } => {
     const scan = scanNow();
-    const result = machine.update(scan, opts.now(), statusOf(scan));
+    const result = machine.update(scan, opts.now(), statusOf(scan), lastMutationAt);
     if (result.report) emit(result.report);
     if (started) armDeadline(result.nextDeadline);
-    return { scan, report: result.report ?? rawReport(scan) };
+    return { scan, report: result.report ?? rawReport(scan), settled: result.report };
   };
 
   const safeTick = (): void => {
@@ -221,34 +232,80 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
         deadlineAt = undefined;
         safeTick();
       },
-      Math.max(0, at - opts.now()) + 1,
+      Math.max(0, at - opts.now()),
     );
   }
 
+  const hidden = (): boolean => win.document.visibilityState !== "visible";
+
+  /** A tick that a mutation (or navigation, or the tab's visibility) asked for. */
+  const scheduledTick = (): void => {
+    lastScheduledAt = opts.now();
+    safeTick();
+  };
+
+  /** Drops a throttled tick that has not run yet (a frame that a hidden tab will never render included). */
+  const cancelScheduled = (): void => {
+    if (throttleHandle !== undefined) opts.clearTimeout(throttleHandle);
+    if (frameHandle !== undefined) opts.cancelAnimationFrame?.(frameHandle);
+    throttleHandle = frameHandle = undefined;
+  };
+
   /**
-   * Mutations only schedule a tick; at most one per throttle interval however much the DOM churns. In a visible tab the
-   * tick then waits for the next frame and runs just after it: a scan reads style (visibility), and right after the
-   * page's own rendering update there is none left to force, where in the middle of the page's work the scan would
-   * do that work synchronously (about a millisecond on a long conversation). Hidden tabs render no frames: there the
-   * tick runs at once.
+   * Mutations only schedule a tick. In a hidden tab it runs at once, in the observer's callback: page timers there wake
+   * at most once a second (once a minute after a few minutes) and frames never come, while observer callbacks run
+   * promptly, so nothing waits for a timer (scans of a streaming answer reuse everything outside it, which keeps a
+   * tick per batch cheap). In a visible tab at most one tick runs per throttle interval however much the DOM churns;
+   * the first change after a quiet interval is not held back (the page's end of a turn is usually one). The tick then
+   * waits for the next frame and runs just after it: a scan reads style (visibility), and right after the page's own
+   * rendering update there is none left to force, where in the middle of the page's work the scan would do that work
+   * synchronously (about a millisecond on a long conversation).
    */
   const scheduleTick = (): void => {
-    if (!started || throttleHandle !== undefined || frameHandle !== undefined) return;
+    if (!started) return;
+    if (hidden()) {
+      cancelScheduled();
+      scheduledTick();
+      return;
+    }
+    if (throttleHandle !== undefined || frameHandle !== undefined) return;
+    const wait = Math.max(0, lastScheduledAt + timing.throttleMs - opts.now());
     throttleHandle = opts.setTimeout(() => {
       throttleHandle = undefined;
-      if (!opts.requestAnimationFrame || win.document.visibilityState !== "visible") {
-        safeTick();
+      if (!opts.requestAnimationFrame || hidden()) {
+        scheduledTick();
         return;
       }
       frameHandle = opts.requestAnimationFrame(() => {
         frameHandle = undefined;
         throttleHandle = opts.setTimeout(() => {
           throttleHandle = undefined;
-          safeTick();
+          scheduledTick();
         }, 0);
       });
-    }, timing.throttleMs);
+    }, wait);
   };
+
+  /** A tab that goes hidden renders no frame for a tick that waits for one: it runs now instead. */
+  const onVisibility = (): void => {
+    if (!started) return;
+    if (hidden()) {
+      cancelScheduled();
+      scheduledTick();
+    } else scheduleTick();
+  };
+
+  /** Submit's wait: `ms`, or less if the page changes first (then submit looks again, at event speed when hidden). */
+  const sleep = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const wake = (): void => {
+        sleepers.delete(wake);
+        opts.clearTimeout(handle);
+        resolve();
+      };
+      const handle = opts.setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
 
   const poll = (): void => {
     pollHandle = opts.setTimeout(() => {
@@ -269,6 +326,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       started = true;
       win.addEventListener("pagehide", onPageHide);
       win.addEventListener("popstate", scheduleTick);
+      win.document.addEventListener("visibilitychange", onVisibility);
       poll();
       safeTick();
     },
@@ -278,11 +336,13 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       started = false;
       win.removeEventListener("pagehide", onPageHide);
       win.removeEventListener("popstate", scheduleTick);
-      for (const handle of [throttleHandle, pollHandle, deadlineHandle]) {
+      win.document.removeEventListener("visibilitychange", onVisibility);
+      cancelScheduled();
+      for (const handle of [pollHandle, deadlineHandle]) {
         if (handle !== undefined) opts.clearTimeout(handle);
       }
-      if (frameHandle !== undefined) opts.cancelAnimationFrame?.(frameHandle);
-      throttleHandle = pollHandle = deadlineHandle = deadlineAt = frameHandle = undefined;
+      pollHandle = deadlineHandle = deadlineAt = undefined;
+      lastMutationAt = undefined;
       observer?.disconnect();
       observer = undefined;
       forgetRecords();
@@ -291,7 +351,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     },
 
     current() {
-      return tick().report;
+      return tick().settled;
     },
 
     submit(req: SubmitRequest): Promise<SubmitOutcome> {
@@ -304,7 +364,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
             timing,
             machine,
             now: () => opts.now(),
-            sleep: (ms) => new Promise<void>((resolve) => void opts.setTimeout(resolve, ms)),
+            sleep,
             tick,
             hasMarker,
             noteSubmitted: (scan, answered, wentPast) =>

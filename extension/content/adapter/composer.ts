@@ -1,9 +1,11 @@
 // Writing to the composer without innerHTML (chatgpt.com enforces Trusted Types): the insert methods of
-// research §4 for the ProseMirror contenteditable and for a plain textarea, each verified by reading back.
+// research §4 for the ProseMirror contenteditable and for a plain textarea, each verified by reading back; and
+// whose draft the composer holds (ours to replace, or a person's, never touched).
+import { carriesAnyMarkerLine } from "../../lib/marker.ts";
 import type { PageWindow } from "./types.ts";
 import { guardedClick } from "./click-guard.ts";
 import { isTextArea } from "./dom.ts";
-import { editorIsEmpty } from "./page-text.ts";
+import { editorIsEmpty, editorText } from "./page-text.ts";
 import type { SelectorTable } from "./selectors.ts";
 
 export interface InsertMethod {
@@ -171,4 +173,16 @@ export function clearEditor(editor: Element, win: PageWindow, table: SelectorTab
   }
   editor.dispatchEvent(inputEvent(win, "deleteContentBackward", null));
   return editorIsEmpty(editor);
+}
+
+/**
+ * Whose draft the composer holds (docs/adapter.md, "Submission"): `empty`; `ours` when its text carries this
+ * submission's marker or any command's marker line (a leftover of an earlier submission of ours: ours to replace);
+ * `person` for anything else, text without a marker or an attachment chip (never overwritten or cleared).
+ */
+export function draftOwner(editor: Element, chips: number, marker: string): "empty" | "ours" | "person" {
+  if (chips > 0) return "person"; // an attachment's content cannot be read, so it cannot be shown to be ours
+  const draft = editorText(editor);
+  if (draft.trim() === "") return "empty";
+  return draft.includes(marker) || carriesAnyMarkerLine(draft) ? "ours" : "person";
 }

@@ -50,7 +50,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     const count = reports.length;
     await vi.advanceTimersByTimeAsync(5 * 60_000);
     expect(reports).toHaveLength(count);
-    expect(adapter.current().resetAt).toBe(report.resetAt);
+    expect(adapter.current()?.resetAt).toBe(report.resetAt);
   });
 
   it("the 'Too many requests … Please wait a few minutes' dialog states no time: no resetAt", async () => {

@@ -3,6 +3,7 @@
 // transition however much the DOM churns; the delivery-timeout banner as MESSAGE_DELIVERY_TIMEOUT, never Retry.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { attachAdapter, FakeChatGpt, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
+import { DEFAULT_TIMING } from "./timing.ts";
 
 /** A started adapter on a fresh page, after the initial quiet period. */
 const setup = fakePageSuite({
@@ -151,7 +152,7 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(reports).toHaveLength(1);
   });
 
-  it("a Stop that vanishes and returns within the debounce does not make idle/generating flap", async () => {
+  it("a Stop that vanishes and returns, with no evidence of the end meanwhile, does not make idle/generating flap", async () => {
     const { page, states } = await setup({ layout });
     page.appendUserTurn("continue");
     const turn = page.appendAssistantTurn("Part one", { streaming: true });
@@ -160,7 +161,7 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     for (let i = 0; i < 3; i++) {
       page.setStreaming(turn, false);
       page.setPrimary("voice");
-      await vi.advanceTimersByTimeAsync(1_500); // below the 2 s debounce
+      await vi.advanceTimersByTimeAsync(1_500); // no action bar or announcement: no idle, however long
       page.setStreaming(turn, true);
       page.setPrimary("stop");
       await vi.advanceTimersByTimeAsync(500);
@@ -343,10 +344,11 @@ describe("lifecycle", () => {
 
     Object.defineProperty(page.doc, "visibilityState", { value: "hidden", configurable: true });
     page.setPrimary("voice");
-    await vi.advanceTimersByTimeAsync(160); // the throttle interval, then the tick at once
+    await vi.advanceTimersByTimeAsync(1); // the tick ran in the observer's callback: no throttle, no frame
     expect(frames.size).toBe(0);
-    expect(states()).toEqual(["ready", "generating"]); // Stop gone: idle only after the debounce
-    await vi.advanceTimersByTimeAsync(2_500);
+    // Stop gone with the finished turn's action bar showing: idle once that evidence has held for the settle.
+    expect(states()).toEqual(["ready", "generating"]);
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.settleMs);
     expect(states()).toEqual(["ready", "generating", "idle"]);
 
     Object.defineProperty(page.doc, "visibilityState", { value: "visible", configurable: true });
@@ -369,17 +371,20 @@ describe("lifecycle", () => {
     expect(reports).toEqual([]);
   });
 
-  it("the first report waits for the page to settle: a page loaded mid-turn reports generating, not ready", async () => {
+  it("the first report waits for evidence: a page loaded mid-turn reports generating, not ready", async () => {
+    // Before, the first state came after a 2 s quiet period (this test had the resumed turn show up 800 ms after load);
+    // now a page loaded mid-turn reports nothing until it shows Stop or the evidence of its end, however long.
     const page = new FakeChatGpt({ layout: "classic" });
     setup.track(page);
+    page.appendUserTurn("continue");
+    const turn = page.appendAssistantTurn("The first half of the answer"); // no action bar, no Stop yet
     const { adapter, states } = attachAdapter(page);
     adapter.start();
-    // The resumed stream's Stop shows 800 ms after load.
+    // The resumed stream's Stop shows 2.5 s after load.
     setTimeout(() => {
-      page.appendUserTurn("continue");
-      page.appendAssistantTurn("…", { streaming: true });
+      page.setStreaming(turn, true);
       page.setPrimary("stop");
-    }, 800);
+    }, 2_500);
     await vi.advanceTimersByTimeAsync(4_000);
     expect(states()).toEqual(["generating"]);
   });

@@ -1,11 +1,12 @@
-// One snapshot of the page: composer, turns, busy signals and the current error, each found through the
-// selector table and scoped as research §2/§3/§5 require. Pure reading; the state machine adds time.
+// One snapshot of the page: composer, turns, busy signals, the finished-turn evidence and the current error, each
+// found through the selector table and scoped as research §2/§3/§5 require. Pure reading; the state machine adds time.
 import {
   closestAny,
   collapse,
   innermost,
   isElement,
   isDisabled,
+  isTextArea,
   hiddenByMarkup,
   labelOf,
   matchesAny,
@@ -85,9 +86,14 @@ export interface PageScan {
   busy?: string;
   /** `data-markdown-animated` on the newest answer: busy only while its content changes (machine decides). */
   animated: boolean;
-  /** A thinking/Pro signal: such turns end only on the finished action bar (or a long fallback). */
+  /** A thinking/Pro signal ("Answer now", a thinking label); it is busy too (`busy` names it). */
   thinking: boolean;
+  /** The newest turn is an assistant turn showing its finished action bar (finished-turn evidence). */
   actionBar: boolean;
+  /** The page's live status regions that announce "Response complete" (finished-turn evidence once it changes). */
+  liveStatus: LiveStatus;
+  /** Send is enabled and no Stop shows while the composer holds text (finished-turn evidence). */
+  draftSendable: boolean;
   /** Changes whenever the newest turn's content or the number of turns changes. */
   contentSig: string;
   error?: ErrorFinding;
@@ -99,9 +105,18 @@ export interface PageScan {
   dialogOpen: boolean;
 }
 
-/** Element identities across ticks (a remounted node is a new element even if it looks the same), the last URL. */
+/**
+ * The `[role=status]` regions saying "Response complete". `sig` names them and their child nodes, so it changes when
+ * the page announces it again (it writes the words anew, or clears them first); "" when none says it.
+ */
+export interface LiveStatus {
+  sig: string;
+  complete: boolean;
+}
+
+/** Node identities across ticks (a remounted node is a new node even if it looks the same), the last URL. */
 export class ScanMemory {
-  private readonly ids = new WeakMap<Element, number>();
+  private readonly ids = new WeakMap<Node, number>();
   private next = 1;
   private url: { href: string; url: PageUrl } | undefined;
 
@@ -111,11 +126,11 @@ export class ScanMemory {
     return this.url.url;
   }
 
-  idOf(el: Element): number {
-    let id = this.ids.get(el);
+  idOf(node: Node): number {
+    let id = this.ids.get(node);
     if (id === undefined) {
       id = this.next++;
-      this.ids.set(el, id);
+      this.ids.set(node, id);
     }
     return id;
   }
@@ -142,6 +157,7 @@ export interface PageWide {
   notice: Element[];
   loginControl: Element[];
   composerContainer: Element[];
+  liveStatus: Element[];
 }
 
 const DIALOGS = ['[role="dialog"]', '[role="alertdialog"]'];
@@ -154,14 +170,23 @@ const pageWideChains = weakMemo((table: SelectorTable): Record<keyof PageWide, r
   notice: table.notice,
   loginControl: table.loginControl,
   composerContainer: table.composerContainer,
+  liveStatus: table.liveStatus,
 }));
 
 /** Every page-wide chain in one list (memoized per table, so `matchesAny` reuses its joined selector). */
 const pageWideAll = weakMemo((table: SelectorTable): string[] => Object.values(pageWideChains(table)).flat());
 
-/** Whether anything a page-wide lookup looks for is inside `el` (or is `el`). */
+/**
+ * The page-wide chains whose hits inside the newest turn would be read from it (a Log in link, an alert): while that
+ * turn holds one, what was found around it cannot be reused. Live status regions are read outside the turns only.
+ */
+const readInTurn = weakMemo((table: SelectorTable): string[] =>
+  Object.entries(pageWideChains(table)).flatMap(([key, chain]) => (key === "liveStatus" ? [] : chain)),
+);
+
+/** Whether anything a page-wide lookup reads from the newest turn is inside `el` (or is `el`). */
 function holdsPageWide(el: Element, table: SelectorTable): boolean {
-  const all = pageWideAll(table);
+  const all = readInTurn(table);
   return matchesAny(el, all) || queryAll(el, all).length > 0;
 }
 
@@ -763,6 +788,10 @@ export interface OutsideParts {
   readonly layout: Layout;
   /** A visible "Answer now" in the composer form. */
   readonly formAnswerNow: boolean;
+  /** The live status regions' announcement (`PageScan.liveStatus`). */
+  readonly liveStatus: LiveStatus;
+  /** `PageScan.draftSendable`. */
+  readonly draftSendable: boolean;
   readonly dialogs: readonly Element[];
   readonly pageError: ErrorFinding | undefined;
   /** When `pageError` is a limit notice: another notice shown besides it (`PageScan.behindLimit`). */
@@ -802,11 +831,49 @@ function answerNowIn(root: Element, scope: ScanScope): boolean {
   return buttons.length > 0 && scope.visibleOf(buttons).length > 0;
 }
 
+/** The node and everything under it, by identity, up to `max` nodes (a live region holds a few). */
+function nodeIds(memory: ScanMemory, root: Node, max = 64): string {
+  const ids: number[] = [];
+  const walk = (node: Node): void => {
+    if (ids.length >= max) return;
+    ids.push(memory.idOf(node));
+    for (let child = node.firstChild; child; child = child.nextSibling) walk(child);
+  };
+  walk(root);
+  return ids.join(".");
+}
+
+/**
+ * The live status regions outside the turns that say "Response complete" (`LiveStatus`). Each region's answer is kept
+ * while no record touched it, so a scan reads the words of a changed region only.
+ */
+function liveStatusOf(scope: ScanScope, memory: ScanMemory, regions: readonly Element[]): LiveStatus {
+  const { table } = scope;
+  let sig = "";
+  for (const el of regions) {
+    const said = scope.under(el, "liveStatus", table.liveStatus, () =>
+      LABELS.responseComplete.test(collapse(el.textContent ?? "")) ? nodeIds(memory, el) : "",
+    );
+    if (said === "" || closestAny(el, turnOrMessage(table))) continue;
+    sig = sig === "" ? said : `${sig} ${said}`;
+  }
+  return { sig, complete: sig !== "" };
+}
+
+/** Send enabled with no Stop while the composer holds text: the page takes a prompt now, so no turn runs. */
+function draftSendable(composer: ComposerScan, table: SelectorTable): boolean {
+  const editor = composer.editor;
+  if (composer.stopVisible || !editor || !sendReady(composer, table)) return false;
+  const text = isTextArea(editor) ? editor.value : (editor.textContent ?? "");
+  return text.trim() !== "";
+}
+
 /** The full lookups outside the newest turn; `reusable` says whether a later scan may rely on them. */
 function scanOutside(
   win: PageWindow,
   scope: ScanScope,
   turns: TurnScan,
+  memory: ScanMemory,
 ): { parts: Omit<OutsideParts, "newest">; reusable: boolean } {
   const composer = scanComposer(scope);
   const page = scope.pageWide();
@@ -825,12 +892,16 @@ function scanOutside(
   const reusable =
     newest !== null &&
     composer.form !== null &&
-    !Object.values(page).some((hits: Element[]) => hits.some((el) => newest.contains(el)));
+    !Object.entries(page).some(
+      ([key, hits]: [string, Element[]]) => key !== "liveStatus" && hits.some((el) => newest.contains(el)),
+    );
   return {
     parts: {
       composer,
       layout: layoutOf(scope.doc, composer),
       formAnswerNow: composer.form !== null && answerNowIn(composer.form, scope),
+      liveStatus: liveStatusOf(scope, memory, page.liveStatus),
+      draftSendable: draftSendable(composer, scope.table),
       dialogs,
       pageError,
       pageBehindLimit,
@@ -876,7 +947,7 @@ export function scanPage(
     parts = reuse;
     keep = true;
   } else {
-    const fresh = scanOutside(win, scope, turns);
+    const fresh = scanOutside(win, scope, turns, memory);
     parts = { newest: newestAssistant, ...fresh.parts };
     keep = fresh.reusable;
   }
@@ -933,6 +1004,8 @@ export function scanPage(
     animated,
     thinking,
     actionBar,
+    liveStatus: parts.liveStatus,
+    draftSendable: parts.draftSendable,
     contentSig,
     ...(error ? { error } : {}),
     ...(behindLimit ? { behindLimit } : {}),

@@ -31,6 +31,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
         // The parsed block stays in the page; the bridge hashes it before anything leaves (issue 8).
         block: expect.objectContaining({ status }) as unknown,
         layout,
+        since: expect.any(Number) as unknown,
       },
     ]);
     expect(page.forbiddenClicks).toBe(0);
@@ -132,7 +133,9 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
 
   it("§6/§9.6 transient URLs: local-chatgpt: and WEB: routes are never reported; the real /c/<uuid> is", async () => {
     const { adapter, page, reports } = await setup({ layout, path: "/", emptyThread: true });
-    expect(reports).toEqual([{ state: "ready", url: "https://chatgpt.com/", layout }]);
+    expect(reports).toEqual([
+      { state: "ready", url: "https://chatgpt.com/", layout, since: expect.any(Number) as unknown },
+    ]);
     page.reply = { chunks: ["Hello."] };
     const [result] = await Promise.all([
       adapter.submit({ text: prompt("orc-newchat"), marker: "orc-newchat", mode: "send" }),
@@ -144,7 +147,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     const urls = reports.map((r) => r.url);
     expect(urls.every((u) => !/local-chatgpt|%3A|WEB:/i.test(u))).toBe(true);
     expect(urls.at(-1)).toBe(`https://chatgpt.com/c/${NEW_CONVERSATION_ID}`);
-    expect(adapter.current().url).toBe(`https://chatgpt.com/c/${NEW_CONVERSATION_ID}`);
+    expect(adapter.current()?.url).toBe(`https://chatgpt.com/c/${NEW_CONVERSATION_ID}`);
   });
 
   it("§9.16 approval card: error AWAITING_APPROVAL; Confirm/Deny are never clicked, steering is refused", async () => {
@@ -330,9 +333,11 @@ describe("composer-2026 layout only", () => {
   });
 
   it("a data-markdown-animated attribute that got stuck stops counting as busy after 60 s", async () => {
+    // The answer ended (its action bar shows) but the attribute stayed: busy while the content changed within 60 s,
+    // then the action bar is evidence. (Before, the turn ended on 2 s of quiet after the 60 s, action bar or not.)
     const { page, states } = await setup({ layout: "composer-2026" });
     page.appendUserTurn("continue");
-    page.appendAssistantTurn("Half an answer", { streaming: true });
+    page.appendAssistantTurn("Half an answer", { streaming: true, actionBar: true });
     await vi.advanceTimersByTimeAsync(10_000);
     expect(states()).toEqual(["ready", "generating"]);
     await vi.advanceTimersByTimeAsync(55_000);

@@ -31,6 +31,8 @@ function summary(scan: PageScan, memory: ScanMemory) {
     animated: scan.animated,
     thinking: scan.thinking,
     actionBar: scan.actionBar,
+    liveStatus: scan.liveStatus,
+    draftSendable: scan.draftSendable,
     contentSig: scan.contentSig,
     error: scan.error,
     dialogOpen: scan.dialogOpen,
@@ -109,6 +111,26 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     const back = scan();
     expect(back.reused).toBe(false);
     expect(back.scan.busy).toBe("stop button");
+    stop();
+  });
+
+  it('"Response complete" written anew into the live region while the answer streams is seen at once', () => {
+    const { page, turn, scan, stop } = open();
+    page.announce("Searching");
+    const before = scan().scan.liveStatus;
+    expect(before.complete).toBe(false);
+    stream(page, turn, "more");
+    expect(scan().reused).toBe(true);
+    page.announce("Response complete");
+    const said = scan();
+    expect(said.reused).toBe(false);
+    expect(said.scan.liveStatus.complete).toBe(true);
+    stream(page, turn, "a late word");
+    expect(scan().scan.liveStatus).toEqual(said.scan.liveStatus); // kept while the region has no record
+    page.announce("Response complete"); // the same words again, in a new text node: a new announcement
+    const again = scan().scan.liveStatus;
+    expect(again.complete).toBe(true);
+    expect(again.sig).not.toBe(said.scan.liveStatus.sig);
     stop();
   });
 

@@ -94,7 +94,7 @@ export const SELECTORS = {
   ],
   /** On the answer while it streams [N]; busy only while its content keeps changing. */
   markdownAnimated: ["[data-markdown-animated]"],
-  /** Positive evidence that the newest assistant turn finished. */
+  /** Finished-turn evidence: the newest assistant turn's action bar (docs/adapter.md, "States"). */
   actionBar: [
     '[data-testid="copy-turn-action-button"]', // [C]
     '[data-testid="good-response-turn-action-button"]', // [C]
@@ -139,6 +139,11 @@ export const SELECTORS = {
     '[role="radio"][data-tpp-toggle-value="work"][aria-checked="true"]',
     '[role="group"][aria-label="Composer mode"] button[aria-pressed="true"][data-value="work"]',
   ],
+  /**
+   * Live regions outside the turns (screen-reader only); the page writes "Response complete" into one when a turn ends
+   * [N][G]. Only a change to those words after the turn began is evidence: they stay there from the turn before.
+   */
+  liveStatus: ['[role="status"]'],
   /** Containers that hide their content from people even when laid out. */
   visuallyHidden: [".sr-only", ".visually-hidden"],
 } satisfies Record<string, readonly string[]>;
@@ -161,6 +166,8 @@ export const LABELS = {
   /** The one button of ChatGPT's rate-limit notice: it only closes the notice (docs/adapter.md, "Rate limits"). */
   acknowledge: /^(got it|ok|okay|close|dismiss|알겠습니다|compris|verstanden|entendido|capito)$/i,
   thinkingFailed: /^thinking failed$/i,
+  /** A live region's announcement that the answer has ended (`liveStatus`). */
+  responseComplete: /^response (is )?complete(d)?\.?$/i,
   /** An active thinking/progress label (not the past-tense "Thought for 12s" summary). */
   thinking:
     /^(pro thinking|thinking|reasoning|searching( the web)?|finalizing answer|analyzing|working)(\s*(…|\.\.\.))?$/i,

@@ -85,6 +85,28 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     });
   }
 
+  it("sent into a failed turn, the composer empties but no user turn carries the marker: AMBIGUOUS, the error stands", async () => {
+    const { page, adapter, states } = await setup({ layout });
+    failedTurn(page, (p) => p.addToNewestTurn("error-card", "A network error occurred."));
+    await vi.advanceTimersByTimeAsync(2_000);
+    page.reply = { outcome: "nothing" }; // the page drops the prompt: no turn, and then it empties the composer
+    let dropped = false;
+    page.doc.addEventListener("click", () => {
+      if (page.clicks.send === 0 || dropped) return;
+      dropped = true;
+      setTimeout(() => page.typeDraft(""), 300);
+    });
+    const [out] = await Promise.all([
+      adapter.submit({ text: prompt("orc-dropped"), marker: "orc-dropped", mode: "send" }),
+      vi.advanceTimersByTimeAsync(17_000),
+    ]);
+    expect(out).toMatchObject({ outcome: "failed", errorCode: "AMBIGUOUS_SUBMISSION", phase: "after-click" });
+    // Not taken for ours: the reports never claimed our answer was on its way.
+    expect(states()).toEqual(["ready", "error:RESPONSE_FAILED"]);
+    expect(page.clicks.send).toBe(1);
+    expect(page.clicks.retry + page.clicks.regenerate + page.forbiddenClicks).toBe(0);
+  });
+
   const refused: Array<[string, (page: FakeChatGpt) => void, string, string]> = [
     ["signed out", (p) => p.addToPortal("login-button"), "NOT_SIGNED_IN", "NOT_SIGNED_IN"],
     [

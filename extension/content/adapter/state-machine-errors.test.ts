@@ -25,6 +25,8 @@ function scan(over: Partial<PageScan> = {}): PageScan {
     animated: false,
     thinking: false,
     actionBar: true,
+    liveStatus: { sig: "", complete: false },
+    draftSendable: false,
     contentSig: "1",
     dialogOpen: false,
     ...over,

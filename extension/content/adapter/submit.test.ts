@@ -1,6 +1,7 @@
 // Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
-// Submission exactly once (research §4, spec 12.4/22.2): proof of acceptance, read-back, refusals before the
-// click, AMBIGUOUS_SUBMISSION after it, steering, and the marker reconciliation.
+// Submission exactly once (research §4, spec 12.4/22.2): proof of acceptance (our marker in a new user turn),
+// read-back, refusals before the click, SEND_IGNORED after it, steering, and the marker reconciliation. More on the
+// proof in submit-proof.test.ts, on drafts already in the composer in submit-drafts.test.ts.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CONVERSATION_ID, NEW_CONVERSATION_ID, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 import type { ChatGptAdapter, SubmitOutcome, SubmitRequest } from "./types.ts";
@@ -73,21 +74,23 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(page.clicks.send + page.forbiddenClicks).toBe(0);
   });
 
-  it("no proof after the click → AMBIGUOUS_SUBMISSION after-click, and it is never resent", async () => {
+  it("the click is ignored (our text stays, no user turn) → SEND_IGNORED after-click, text removed, not resent", async () => {
     const { adapter, page } = await setup({ layout });
     page.reply = { outcome: "nothing" }; // the click is swallowed: no turn, the composer keeps the text
     const out = await run(adapter, request("orc-lost"), 20_000);
-    expect(out).toMatchObject({ outcome: "failed", errorCode: "AMBIGUOUS_SUBMISSION", phase: "after-click" });
+    expect(out).toMatchObject({ outcome: "failed", errorCode: "SEND_IGNORED", phase: "after-click" });
+    expect(page.model).toBe("");
     await vi.advanceTimersByTimeAsync(20_000);
     expect(page.clicks.send).toBe(1);
+    expect(page.accepted).toEqual([]);
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("a human draft in the composer → refused: never overwritten, nothing clicked", async () => {
+  it("a human draft in the composer → DRAFT_IN_COMPOSER at once: never overwritten, nothing clicked", async () => {
     const { adapter, page } = await setup({ layout });
     page.typeDraft("my own half-written question");
     const out = await run(adapter, { ...request("orc-draft"), deadlineAt: Date.now() + 5_000 });
-    expect(out).toMatchObject({ outcome: "failed", errorCode: "DEADLINE_EXCEEDED", phase: "before-submit" });
+    expect(out).toMatchObject({ outcome: "failed", errorCode: "DRAFT_IN_COMPOSER", phase: "before-submit" });
     expect(out.outcome === "failed" && out.detail).toMatch(/draft/);
     expect(page.model).toBe("my own half-written question");
     expect(page.clicks.send).toBe(0);

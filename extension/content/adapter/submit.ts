@@ -1,10 +1,11 @@
-// Submitting a prompt exactly once (research §4, spec 12.4): preconditions, insert, read back, ONE click,
-// proof of acceptance. Anything uncertain after the click is AMBIGUOUS_SUBMISSION; nothing is ever resent.
+// Submitting a prompt exactly once (research §4, spec 12.4): preconditions, insert, read back, ONE click, and
+// proof of acceptance: our marker in a new user turn, nothing less. A send the page visibly ignored is SEND_IGNORED;
+// anything else uncertain after the click is AMBIGUOUS_SUBMISSION; nothing is ever resent (docs/adapter.md).
 import { guardedClick, refusalReason } from "./click-guard.ts";
-import { clearEditor, focusEditor, insertMethods } from "./composer.ts";
+import { clearEditor, draftOwner, focusEditor, insertMethods } from "./composer.ts";
 import type { StateMachine } from "./state-machine.ts";
 import { LIMIT_CODES } from "./errors.ts";
-import { editorText, normalizeText } from "./page-text.ts";
+import { editorIsEmpty, editorText, normalizeText } from "./page-text.ts";
 import { isDisabled, labelOf } from "./dom.ts";
 import {
   answerFollows,
@@ -119,22 +120,30 @@ function preconditions(ctx: SubmitContext, req: SubmitRequest, scan: PageScan, r
       ),
     };
   }
+  // A person's draft is refused as soon as it is seen, even mid-turn: someone is using the tab, and waiting for the
+  // deadline would only hold the worker (their draft is never overwritten or cleared).
+  const editor = scan.composer.editor;
+  if (editor && !scan.composer.problem && draftOwner(editor, scan.composer.chips, req.marker) === "person") {
+    return {
+      kind: "fail",
+      failure: failed(
+        "DRAFT_IN_COMPOSER",
+        "nothing was typed: the composer holds a draft that is not ours (text without our marker, or an " +
+          "attachment); it is never overwritten or cleared",
+      ),
+    };
+  }
   if (pageCode === "AWAITING_APPROVAL")
     return { kind: "wait", why: "a tool confirmation card (a person decides)" };
   if (midTurn || ctx.machine.state === undefined) return { kind: "wait", why: "the turn in progress to end" };
   if (ctx.machine.state === "error" && !SENDABLE_ERRORS.has(ctx.machine.errorCode ?? "")) {
     return { kind: "wait", why: `the error ${ctx.machine.errorCode ?? ""} to clear` };
   }
-  const editor = scan.composer.editor;
   if (!editor || scan.composer.problem) {
     return { kind: "wait", why: `the composer (${scan.composer.problem ?? "not found"})` };
   }
   if (now - ctx.machine.composerSince < ctx.timing.composerStableMs) {
     return { kind: "wait", why: "the composer to stop remounting (hydration)" };
-  }
-  const draft = editorText(editor);
-  if ((draft.trim() !== "" && !draft.includes(req.marker)) || scan.composer.chips > 0) {
-    return { kind: "wait", why: "a draft that is not ours to be sent or cleared (it is never overwritten)" };
   }
   return { kind: "ready", editor };
 }
@@ -235,12 +244,21 @@ export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<Su
         return verdict.failure;
       }
       if (verdict.kind === "ready") {
-        editor = verdict.editor;
-        break;
+        if (editorIsEmpty(verdict.editor)) {
+          editor = verdict.editor;
+          break;
+        }
+        // A leftover draft of ours (an earlier command's text the page never took) is replaced: cleared, then the
+        // preconditions again, so the primary button is read for the empty composer (the structural Send fallback
+        // compares its label before and after our text) and a person who starts typing meanwhile is seen.
+        if (!clearEditor(verdict.editor, win, table)) {
+          return failed("HOST_UI_CHANGED", "nothing was submitted: our earlier text could not be cleared");
+        }
       }
       if (ctx.now() >= deadline) {
         const waited = ctx.now() - started;
-        return failed("DEADLINE_EXCEEDED", `nothing was submitted: waited ${waited} ms for ${verdict.why}`);
+        const why = verdict.kind === "wait" ? verdict.why : "our earlier text to stay cleared";
+        return failed("DEADLINE_EXCEEDED", `nothing was submitted: waited ${waited} ms for ${why}`);
       }
       await ctx.sleep(timing.submitPollMs);
     }
@@ -306,11 +324,7 @@ export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<Su
       return { outcome: "submitted", url: report.url };
     }
 
-    const before: BeforeClick = {
-      stop: scan.composer.stopVisible,
-      url: scan.url,
-      limit: scan.error?.limit,
-    };
+    const before: BeforeClick = { url: scan.url, limit: scan.error?.limit, look: lookOf(scan) };
     const clicked = guardedClick(send, "send", win, table);
     if (!clicked.clicked) {
       clearOurs(ctx, editor, req.marker);
@@ -332,12 +346,55 @@ function dismissLimitDialog(ctx: SubmitContext): boolean {
 
 /** The page just before the click: what the proof compares with, and the limit notice the prompt goes past. */
 interface BeforeClick {
-  stop: boolean;
   url: PageScan["url"];
   limit: LimitNotice | undefined;
+  look: PageLook;
 }
 
-/** After the ONE click: accept any one proof (research §4); navigation alone is not proof; never resend. */
+/**
+ * What a page that takes a prompt visibly changes: the turns (a new one, or the newest growing), the URL, Stop or
+ * another busy signal, the primary button (its element, label or disabled state), an attachment, an error, a dialog.
+ */
+interface PageLook {
+  primary: Element | null;
+  sig: string;
+}
+
+function lookOf(scan: PageScan): PageLook {
+  const { composer } = scan;
+  const p = composer.primary;
+  const parts = [
+    scan.contentSig,
+    scan.url.kind,
+    scan.url.url,
+    composer.stopVisible,
+    scan.busy ?? "",
+    p ? labelOf(p) : "",
+    p ? isDisabled(p) : "",
+    composer.chips,
+    scan.error?.code ?? "",
+    scan.dialogOpen,
+  ];
+  return { primary: p, sig: parts.join("\u0000") };
+}
+
+/**
+ * How long after the click a page that visibly did nothing at all counts as having ignored Send, before the whole
+ * acceptance window has passed. chatgpt.com takes a prompt as it handles the click: Send's handler empties the
+ * composer and shows the user turn before the request goes out; the slowest reaction the page is known for is Stop
+ * up to 2 s after the click (docs/adapter.md, "Submission"). 5 s is 2.5 times that, and still at least four polls in
+ * a hidden tab, whose timers wake once a second. It applies only while nothing in `PageLook` has changed since the
+ * click: a page that shows any sign of working (a slow one, or the old turn streaming on) gets the whole window. A
+ * page sends what its composer holds, and our text is cleared from it, so a page that acts late has nothing to send
+ * (the resend after SEND_IGNORED is a new command with its own marker: it could not detect a late copy of this one).
+ */
+const IGNORED_WHEN_QUIET_MS = 5_000;
+
+/**
+ * After the ONE click, the only proof is a user turn carrying the marker (research §4). Stop appearing, the composer
+ * emptied or navigation are no proof on their own: the old turn may stream on, a person may clear the composer.
+ * Never resends.
+ */
 async function acceptance(
   ctx: SubmitContext,
   req: SubmitRequest,
@@ -346,18 +403,15 @@ async function acceptance(
   before: BeforeClick,
 ): Promise<SubmitOutcome> {
   const clickedAt = ctx.now();
+  const windowMs = ctx.timing.acceptanceWindowMs;
+  let stirred = false;
   for (;;) {
     await ctx.sleep(ctx.timing.submitPollMs);
     const { scan } = ctx.tick();
     // The marker among the newest turns only: the whole page was searched once before the click.
-    const proven =
-      recentUserTurnContains(scan.turns, ctx.table, req.marker) ||
-      (editor.isConnected && scan.composer.editor === editor && editorText(editor).trim() === "") ||
-      (scan.composer.stopVisible && !before.stop);
-    if (proven) {
-      ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker), before.limit);
-      return { outcome: "submitted", url: await settledUrl(ctx, scan) };
-    }
+    if (recentUserTurnContains(scan.turns, ctx.table, req.marker))
+      return await proven(ctx, req, scan, before);
+    const holdsOurs = editor.isConnected && scan.composer.editor === editor && editorText(editor) === want;
     // On a chat that never got an id, the delivery-timeout banner proves non-delivery (S3 PR #274).
     if (
       scan.error?.code === "MESSAGE_DELIVERY_TIMEOUT" &&
@@ -372,15 +426,55 @@ async function acceptance(
         "after-click",
       );
     }
-    if (ctx.now() - clickedAt >= ctx.timing.acceptanceWindowMs) {
-      return failed(
-        "AMBIGUOUS_SUBMISSION",
-        `Send was clicked once; within ${ctx.timing.acceptanceWindowMs} ms no user turn with the marker, no ` +
-          "cleared composer and no Stop appeared. Not resent: reconcile with hasMarker before any retry",
-        "after-click",
-      );
-    }
+    const look = lookOf(scan);
+    stirred ||= look.primary !== before.look.primary || look.sig !== before.look.sig;
+    const waited = ctx.now() - clickedAt;
+    const ended = waited >= windowMs;
+    if (!ended && (stirred || !holdsOurs || waited < Math.min(IGNORED_WHEN_QUIET_MS, windowMs))) continue;
+    // Once, before any verdict: our turn may sit further back than the newest few (the page re-rendered the thread).
+    if (ctx.hasMarker(req.marker)) return await proven(ctx, req, ctx.tick().scan, before);
+    if (holdsOurs) return ignored(ctx, req, editor, waited);
+    return failed(
+      "AMBIGUOUS_SUBMISSION",
+      `Send was clicked once; within ${windowMs} ms no user turn carried the marker, and the composer ` +
+        `${composerAfter(scan, editor, req.marker)}. Stop, an emptied composer or navigation are no proof. Not ` +
+        "resent: reconcile with hasMarker before any retry",
+      "after-click",
+    );
   }
+}
+
+/** Our user turn is there: the machine reports generating at once; on a new chat, the real URL is waited for. */
+async function proven(
+  ctx: SubmitContext,
+  req: SubmitRequest,
+  scan: PageScan,
+  before: BeforeClick,
+): Promise<SubmitOutcome> {
+  ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker), before.limit);
+  return { outcome: "submitted", url: await settledUrl(ctx, scan) };
+}
+
+/**
+ * The same editor still holds exactly our text and no user turn carries the marker: the page ignored the click (seen
+ * in a long pause of a turn still running). Not delivered, so our text is removed (a leftover would block the next
+ * attempt or be sent late); the host sends again once the running turn ends.
+ */
+function ignored(ctx: SubmitContext, req: SubmitRequest, editor: Element, waited: number): Failure {
+  clearOurs(ctx, editor, req.marker);
+  return failed(
+    "SEND_IGNORED",
+    `Send was clicked once and the page ignored it: after ${waited} ms the composer still held exactly our text and ` +
+      "no user turn carried the marker. Our text was removed from the composer; not resent",
+    "after-click",
+  );
+}
+
+/** What the composer shows after an unproven click, for the AMBIGUOUS_SUBMISSION detail (never its text). */
+function composerAfter(scan: PageScan, editor: Element, marker: string): string {
+  if (!editor.isConnected || scan.composer.editor !== editor) return "was replaced by another";
+  if (editorIsEmpty(editor)) return "was emptied";
+  return editorText(editor).includes(marker) ? "holds our text, changed" : "holds other text";
 }
 
 /** On a new chat the real `/c/<uuid>` appears shortly after the first send; wait for it a little. */

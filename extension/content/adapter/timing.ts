@@ -1,18 +1,18 @@
-// Default waits of the adapter, chosen from research §3/§4 (sources' figures in the comments).
+// Default waits of the adapter (docs/adapter.md, "Timing"), with the reason for each figure beside it.
 import type { Timing } from "./types.ts";
 
 export const DEFAULT_TIMING: Timing = {
-  idleDebounceMs: 2_000, // S7 uses 3 × 400 ms; Pro needs ≥1.2 s without change; the host adds its own grace
-  pollMs: 1_000, // research: a 400–1000 ms poll besides the observer (hidden tabs throttle)
-  throttleMs: 150, // research: tick at most every 100–250 ms
+  settleMs: 300, // outlasts the action bar's flash in a thinking pause; the host adds its own grace after idle
+  lastResortIdleMs: 90_000, // only for a page whose evidence cannot be read: far beyond any thinking or tool pause
+  pollMs: 1_000, // a 400–1000 ms poll besides the observer catches what makes no mutation record
+  throttleMs: 150, // tick at most every 100–250 ms while the DOM churns
   errorConfirmMs: 500,
   hostUiGraceMs: 5_000, // hydration remounts the composer within about 1 s
-  composerStableMs: 600, // S2: same composer element for ≥600 ms
-  thinkingIdleFallbackMs: 12_000,
+  composerStableMs: 600, // same composer element for ≥600 ms
   answerWaitMs: 30_000,
-  animatedStaleMs: 60_000, // research §3.3: a stuck data-markdown-animated must not block forever
-  sendEnableWaitMs: 3_000, // Send is disabled ~300–500 ms after each edit (S1 waits about 500 ms)
-  acceptanceWindowMs: 15_000, // S3: ≤30 s; S9: 2 s then one fallback
+  animatedStaleMs: 60_000, // a stuck data-markdown-animated must not block forever
+  sendEnableWaitMs: 3_000, // Send is disabled ~300–500 ms after each edit
+  acceptanceWindowMs: 15_000,
   preconditionWaitMs: 20_000,
   urlSettleMs: 3_000,
   submitPollMs: 100,
@@ -26,7 +26,7 @@ export function resolveTiming(opts: {
   return {
     ...DEFAULT_TIMING,
     ...(opts.timing ?? {}),
-    ...(opts.idleDebounceMs !== undefined ? { idleDebounceMs: opts.idleDebounceMs } : {}),
+    ...(opts.idleDebounceMs !== undefined ? { settleMs: opts.idleDebounceMs } : {}),
     ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
   };
 }

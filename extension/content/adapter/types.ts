@@ -16,6 +16,11 @@ export interface StateReport {
    * when the notice first showed); absent when it states no time.
    */
   resetAt?: number;
+  /**
+   * With idle/ready: when the page's finished-turn evidence appeared (epoch ms; the start of the settle, not the end),
+   * so the host's idle grace counts from the page's own end of turn.
+   */
+  since?: number;
   /** The conversation URL, never a transient `local-chatgpt:`/`WEB:` route (the last stable URL is kept). */
   url: string;
   /** `status:` of the continuation-state block ending the newest assistant turn, when not generating. */
@@ -39,11 +44,19 @@ export interface Scheduler {
 
 /** Every wait of the adapter, in milliseconds. Defaults in `DEFAULT_TIMING` (timing.ts). */
 export interface Timing {
-  /** Not-busy this long (and no content change) before generating becomes idle. */
-  idleDebounceMs: number;
+  /**
+   * The page's finished-turn evidence (docs/adapter.md, "States") must hold this long with no busy signal and no change
+   * to the newest turn before it ends the turn: the action bar can flash in a thinking pause.
+   */
+  settleMs: number;
+  /**
+   * Last resort for a page whose evidence cannot be read at all: no busy signal and no change to the newest turn for
+   * this long ends the turn (and settles a page loaded without evidence), so a worker never waits forever.
+   */
+  lastResortIdleMs: number;
   /** Slow poll; hidden tabs throttle DOM updates, so the observer alone is not enough. */
   pollMs: number;
-  /** At most one tick per this interval while the DOM churns. */
+  /** At most one tick per this interval while the DOM churns (visible tabs; hidden tabs tick on each batch). */
   throttleMs: number;
   /** An error condition must persist this long before it is reported (and before it clears). */
   errorConfirmMs: number;
@@ -51,9 +64,10 @@ export interface Timing {
   hostUiGraceMs: number;
   /** The composer must be the same element this long before text is inserted (hydration remount). */
   composerStableMs: number;
-  /** A thinking/Pro turn without the finished action bar still ends after this long without busy signals. */
-  thinkingIdleFallbackMs: number;
-  /** After our submission, idle needs an assistant turn; without one it still ends after this long. */
+  /**
+   * After our submission, the turn before it is no evidence: an answer turn for ours must show first, or this long
+   * must pass (the page took the prompt but shows no answer).
+   */
   answerWaitMs: number;
   /** `data-markdown-animated` whose content has not changed for this long no longer counts as busy. */
   animatedStaleMs: number;
@@ -65,13 +79,14 @@ export interface Timing {
   preconditionWaitMs: number;
   /** After proof on a new chat, how long to wait for the real `/c/<uuid>` URL before answering. */
   urlSettleMs: number;
-  /** Interval of submit's own checks while it waits. */
+  /** Interval of submit's own checks while it waits (each wait also ends at the page's next DOM change). */
   submitPollMs: number;
 }
 
 export interface AdapterOptions extends Scheduler {
   now(): number;
   onReport(report: StateReport): void;
+  /** The older name of `timing.settleMs`, still accepted from callers that pass it. */
   idleDebounceMs?: number;
   pollMs?: number;
   /** Any other wait (see `Timing`); `idleDebounceMs`/`pollMs` above win over the same keys here. */
@@ -101,7 +116,9 @@ export type SubmitErrorCode =
   | "USAGE_CAP"
   | "CONVERSATION_TOO_LONG"
   | "DEADLINE_EXCEEDED"
-  | "MESSAGE_DELIVERY_TIMEOUT";
+  | "MESSAGE_DELIVERY_TIMEOUT"
+  | "SEND_IGNORED"
+  | "DRAFT_IN_COMPOSER";
 
 export type SubmitOutcome =
   | { outcome: "submitted"; url: string }
@@ -115,8 +132,11 @@ export type SubmitOutcome =
 export interface ChatGptAdapter {
   start(): void;
   stop(): void;
-  /** Classification right now (a fresh scan through the same debounce the reports use). */
-  current(): StateReport;
+  /**
+   * The state right now (a fresh scan through the same rules the reports use); undefined while the page has not
+   * settled into a first state (loaded mid-turn, no finished-turn evidence and no busy signal yet).
+   */
+  current(): StateReport | undefined;
   submit(req: SubmitRequest): Promise<SubmitOutcome>;
   /** Reconciliation: is there a user turn containing this marker? */
   hasMarker(marker: string): boolean;
