@@ -138,28 +138,30 @@ describe("scenarios (spec 26.4) in Chromium", { timeout: 120_000 }, () => {
     }
   });
 
-  it("tab closed: the binding is closed, the worker is kept, nothing is sent anywhere", async () => {
+  it("tab closed mid-turn: the conversation is reopened, the turn's end is seen, the next turn goes out once", async () => {
     const gate = deferred();
     e2e.fake.setAssistant(async (turn) => {
       await turn.say("Working on it.");
-      await gate.promise;
-      await turn.say(`\n\n${block("working", "half way")}`);
+      if (turn.index === 1) await gate.promise;
+      await turn.say(`\n\n${block(turn.index === 1 ? "working" : "complete", "half way")}`);
     });
     runId = await e2e.createRun(FAST_POLICY);
     const workerId = await e2e.spawn(runId, "/root");
-    const page = await e2e.pageFor(await e2e.conversationOf(workerId));
+    const conversationId = await e2e.conversationOf(workerId);
+    const page = await e2e.pageFor(conversationId);
     await e2e.waitWorker(workerId, "generating", (w) => w.worker.conversation.state === "generating");
     await page.close();
     gate.resolve();
-    const closed = await e2e.waitWorker(
+    // The worker belongs to the conversation: its tab is reopened in the background and the turn's end observed.
+    const done = await e2e.waitWorker(
       workerId,
-      "binding closed",
-      (w) => w.worker.conversation.binding === "closed",
+      "the one resume answered",
+      (w) => w.attempts.length === 2 && w.attempts[1]?.state === "blocked",
     );
-    expect(closed.worker.status).toBe("active");
+    expect(done.worker.conversation.binding).toBe("bound");
+    expect(done.attempts[0]?.state).toBe("idle");
     await e2e.fake.settled();
-    expect(e2e.fake.stored()).toHaveLength(1);
-    expect((await e2e.worker(workerId)).attempts).toHaveLength(1);
+    expect(e2e.fake.stored(conversationId)).toHaveLength(2);
     expectCleanRun(e2e.fake);
   });
 
