@@ -121,6 +121,30 @@ export class FirefoxBidi {
     return contexts.map((c) => c.url);
   }
 
+  /** The open tabs: their browsing context ids and URLs. */
+  async tabs(): Promise<{ context: string; url: string }[]> {
+    const { contexts } = await this.send<{ contexts: { context: string; url: string }[] }>(
+      "browsingContext.getTree",
+      { maxDepth: 0 },
+    );
+    return contexts.map((c) => ({ context: c.context, url: c.url }));
+  }
+
+  /** Closes a tab as a person does. */
+  async closeTab(context: string): Promise<void> {
+    await this.send("browsingContext.close", { context });
+  }
+
+  /** Evaluates `expression` in a tab's page; resolves with its value when it is a string, number or boolean. */
+  async evaluate(context: string, expression: string): Promise<unknown> {
+    const out = await this.send<{ type: string; result?: { value?: unknown }; exceptionDetails?: unknown }>(
+      "script.evaluate",
+      { expression, target: { context }, awaitPromise: true },
+    );
+    if (out.type !== "success") throw new Error(`script.evaluate: ${JSON.stringify(out.exceptionDetails)}`);
+    return out.result?.value;
+  }
+
   async close(): Promise<void> {
     const exited = new Promise<void>((resolve) => {
       if (this.child.exitCode !== null) resolve();

@@ -12,6 +12,7 @@ import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension
 import { FakeChatGPT, type FakeOptions } from "../fake-chatgpt/server.ts";
 import { connectMcp, tool } from "../host/host-harness.ts";
 import { waitFor as waitForCondition } from "../wait-for.ts";
+import { launchThrottledChromium } from "./throttled-chromium.ts";
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -102,6 +103,8 @@ export interface WorkerOut {
     state: string;
     outcome: string | null;
     submittedAt: number | null;
+    /** When the attempt ended (its turn's idle, a failure, a cancel). */
+    terminalAt: number | null;
     errorCode: string | null;
   }[];
 }
@@ -113,6 +116,13 @@ export interface E2EOptions extends FakeOptions {
   home?: string;
   /** Default true; `npm run demo` shows the browser where a display exists. */
   headless?: boolean;
+  /**
+   * Hidden tabs as in a person's browser (default false): without Playwright's anti-throttling switches
+   * (`--disable-background-timer-throttling`, `--disable-renderer-backgrounding`,
+   * `--disable-backgrounding-occluded-windows`) and without its focus emulation, which keeps every page visible; the
+   * browser is started by `throttled-chromium.ts` and attached over CDP.
+   */
+  backgroundThrottling?: boolean;
 }
 
 /** One Chromium profile with the extension, its native host, and the fake site. */
@@ -121,6 +131,8 @@ export class ChromiumE2E {
   mcp!: Client;
   connectorUrl = "";
   headless = true;
+  backgroundThrottling = false;
+  private closeContext: () => Promise<void> = () => this.context.close();
   private readonly ownsFake: boolean;
   private readonly ownsHome: boolean;
 
@@ -147,6 +159,7 @@ export class ChromiumE2E {
     mkdirSync(udd, { recursive: true });
     const e2e = new ChromiumE2E(ext, fake, home, udd, fakeHome, !opts.fake, !opts.home);
     e2e.headless = opts.headless ?? true;
+    e2e.backgroundThrottling = opts.backgroundThrottling ?? false;
     await orchestratorCli(["install", "--browser", "chromium"], { ORCHESTRATOR_HOME: home, HOME: fakeHome });
     await e2e.launch();
     return e2e;
@@ -158,24 +171,32 @@ export class ChromiumE2E {
 
   /** Launches (or relaunches, after `closeBrowser`) Chromium on the same profile. */
   async launch(opts: { restoreSession?: boolean; previousPid?: number } = {}): Promise<void> {
-    this.context = await chromium.launchPersistentContext(this.udd, {
-      executablePath: CHROMIUM,
-      headless: this.headless,
-      env: { ...process.env, ...this.env },
-      args: [
-        `--disable-extensions-except=${this.ext}`,
-        `--load-extension=${this.ext}`,
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
-        "--ignore-certificate-errors",
-        ...(opts.restoreSession ? ["--restore-last-session"] : []),
-      ],
-    });
+    const args = [
+      `--disable-extensions-except=${this.ext}`,
+      `--load-extension=${this.ext}`,
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
+      "--ignore-certificate-errors",
+      ...(opts.restoreSession ? ["--restore-last-session"] : []),
+    ];
+    if (this.backgroundThrottling) {
+      const browser = await launchThrottledChromium(CHROMIUM, this.udd, args, this.env);
+      this.context = browser.context;
+      this.closeContext = () => browser.close();
+    } else {
+      this.context = await chromium.launchPersistentContext(this.udd, {
+        executablePath: CHROMIUM,
+        headless: this.headless,
+        env: { ...process.env, ...this.env },
+        args,
+      });
+      this.closeContext = () => this.context.close();
+    }
     await this.serviceWorker();
     await this.connect(opts.previousPid);
   }
@@ -282,7 +303,7 @@ export class ChromiumE2E {
 
   async closeBrowser(): Promise<void> {
     await this.mcp?.close().catch(() => undefined);
-    await this.context.close();
+    await this.closeContext();
   }
 
   async close(): Promise<void> {

@@ -35,6 +35,15 @@ export interface LogEntry {
   detail: Record<string, unknown>;
 }
 
+/** The page's end of one answer (`turnEnds`). */
+export interface PageTurnEnd {
+  /** When the page rendered the action bar and "Response complete" (epoch ms). */
+  t: number;
+  conversationId: string;
+  messageId: string;
+  visibility: DocumentVisibilityState;
+}
+
 export interface UserMessage {
   conversationId: string;
   text: string;
@@ -246,6 +255,46 @@ export class FakeChatGPT {
     this.record("server", "limit-cleared");
   }
 
+  /** Sends a page ignored because a turn was running (a click on Send or Enter; the draft stayed, nothing went out). */
+  ignoredSends(): LogEntry[] {
+    return this.log.filter((e) => e.source === "page" && e.kind === "send-ignored");
+  }
+
+  /**
+   * The page's own ends of turns: when an answer's action bar and "Response complete" were rendered, in the page's
+   * clock (`t`), once per answer (the first page to render it; a second tab on the same conversation renders it too).
+   */
+  turnEnds(conversationId?: string): PageTurnEnd[] {
+    const seen = new Set<string>();
+    const out: PageTurnEnd[] = [];
+    for (const e of this.log) {
+      if (e.source !== "page" || e.kind !== "turn-finished") continue;
+      const end = e.detail as unknown as PageTurnEnd;
+      if (seen.has(end.messageId) || (conversationId !== undefined && end.conversationId !== conversationId))
+        continue;
+      seen.add(end.messageId);
+      out.push(end);
+    }
+    return out.sort((a, b) => a.t - b.t);
+  }
+
+  /**
+   * A conversation with one finished exchange that no orchestrator prompt started (a person's other chat): its
+   * messages are in the transcript but not in `userMessages`. Returns its id.
+   */
+  seedConversation(): string {
+    const id = randomUUID();
+    const turn = (role: StoredTurn["role"], text: string): StoredTurn => {
+      return { role, id: randomUUID(), text, tools: [], error: null, complete: true };
+    };
+    const turns = [
+      turn("user", "What is a monad?"),
+      turn("assistant", "A monoid in the category of endofunctors."),
+    ];
+    this.conversations.set(id, { id, turns, live: null, workerId: null, runId: null });
+    return id;
+  }
+
   /** Messages the server refused while a notice with `refuseSends` showed (none of them was stored). */
   refusedSends(): number {
     return this.log.filter((e) => e.source === "server" && e.kind === "send-refused").length;
@@ -304,7 +353,11 @@ export class FakeChatGPT {
     }
     if (req.method === "GET" && path === "/__fake/control") {
       // Polled by every open page (short requests: a held stream per tab would use up the browser's six connections).
-      this.json(res, 200, { limitVersion: this.limitVersion, limit: this.displayedLimit() });
+      this.json(res, 200, {
+        limitVersion: this.limitVersion,
+        limit: this.displayedLimit(),
+        chats: this.chats(),
+      });
       return;
     }
     if (req.method === "POST" && path === "/__fake/stop") {
@@ -375,6 +428,7 @@ export class FakeChatGPT {
       rateLimitOnLoad: this.page.rateLimitOnLoad,
       limit: this.displayedLimit(),
       limitVersion: this.limitVersion,
+      chats: this.chats(),
     };
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ChatGPT</title><style>${CSS}</style></head><body><script type="application/json" id="fake-config">${JSON.stringify(config)}</script><script type="module" src="/cdn/assets/app.js"></script></body></html>`;
   }
@@ -486,6 +540,13 @@ export class FakeChatGPT {
     void run.finally(() => this.scripts.delete(run));
   }
 
+  /** The sidebar's chat list, newest first. */
+  private chats(): { id: string; title: string }[] {
+    return [...this.conversations.values()]
+      .reverse()
+      .map((c) => ({ id: c.id, title: c.workerId ? "Orchestrated work" : "Another chat" }));
+  }
+
   /** The notice a page loaded now shows. */
   private displayedLimit(): ShownLimit["page"] | null {
     return this.limit && !this.limit.dismissed ? this.limit.page : null;
@@ -567,6 +628,20 @@ export class AssistantTurn {
 
   wait(ms: number): Promise<void> {
     return delay(ms);
+  }
+
+  /**
+   * A pause in the middle of the turn with no Stop button and no busy signal (the answer stops streaming; no action
+   * bar, nothing announced): Send is enabled as soon as there is a draft, but the page ignores a click on it or Enter
+   * (the draft stays, no user turn), the way an independent imitation of chatgpt.com behaves. The turn goes on after
+   * `until` (milliseconds, or a promise the test resolves). A page loaded meanwhile shows the same pause.
+   */
+  async quietPause(until: number | Promise<void>): Promise<void> {
+    this.emit({ type: "quiet" });
+    this.fake.record("assistant", "quiet-pause", { conversationId: this.conversation.id });
+    await (typeof until === "number" ? delay(until) : until);
+    this.emit({ type: "quiet_end" });
+    this.fake.record("assistant", "quiet-pause-ended", { conversationId: this.conversation.id });
   }
 
   /** Shows a tool-approval card (the turn pauses, no Stop) until a person clicks Confirm or Deny. */

@@ -12,6 +12,14 @@ interface PageConfig {
   /** The rate-limit or usage-cap notice shown now (`fake.showLimit`), and its change count. */
   limit: PageLimit | null;
   limitVersion: number;
+  /** The chats listed in the sidebar. */
+  chats: Chat[];
+}
+
+/** A sidebar entry (a conversation the server holds). */
+interface Chat {
+  id: string;
+  title: string;
 }
 
 /** A rate-limit or usage-cap notice (../limit-notice.ts). */
@@ -40,6 +48,8 @@ type StreamEvent =
   | { type: "approval_resolved"; id: string }
   | { type: "error"; shape: ErrorShape; text: string }
   | { type: "rate_limit"; limit?: PageLimit; limitVersion?: number }
+  | { type: "quiet" }
+  | { type: "quiet_end" }
   | { type: "complete" };
 
 const config = JSON.parse(document.getElementById("fake-config")!.textContent) as PageConfig;
@@ -72,17 +82,21 @@ function el<K extends keyof HTMLElementTagNameMap>(
 let conversationId: string | null = UUID.exec(location.pathname)?.[1] ?? null;
 let generating = false;
 let paused = false; // a tool-approval card holds the turn: no Stop button
+let quiet = false; // a mid-turn pause: no Stop, no busy signal, and a send is ignored (AssistantTurn.quietPause)
 let stopShown = false;
 let turnCount = 0;
 let currentAssistant: HTMLElement | null = null;
 let currentAbort: AbortController | null = null;
 let lastUserText = "";
+/** Counts generations (send, resume): a stream left behind by opening another chat ends nothing on this page. */
+let stream = 0;
 
 const thread = el("div", { id: "thread" });
 const main = el("main", { id: "main" }, thread);
 const bottom = el("div", { id: "thread-bottom-container" });
 const status = el("div", { role: "status", "aria-live": "polite", class: "sr-only" });
-document.body.append(main, bottom, status);
+const sidebar = el("nav", { "aria-label": "Chat history", id: "history" });
+document.body.append(sidebar, main, bottom, status);
 
 // ---- noise (research §9.10) --------------------------------------------------------------------------
 
@@ -194,13 +208,14 @@ function setModel(text: string): void {
 }
 
 function primaryKind(): "voice" | "send" | "stop" {
-  if (generating && stopShown && !paused) return "stop";
+  if (generating && stopShown && !paused && !quiet) return "stop";
   return model.trim() === "" ? "voice" : "send";
 }
 
 function renderPrimary(): void {
   const kind = primaryKind();
-  const disabled = kind === "send" && (Date.now() < sendEnabledAt || (generating && !stopShown));
+  // In a quiet pause Send looks usable (enabled), although the page ignores it.
+  const disabled = kind === "send" && (Date.now() < sendEnabledAt || (generating && !stopShown && !quiet));
   const current = composer.slot.firstElementChild as HTMLButtonElement | null;
   const label = { voice: "Start voice mode", send: "Send prompt", stop: "Stop streaming" }[kind];
   if (current?.dataset.kind === kind && current.disabled === disabled) return;
@@ -239,11 +254,17 @@ function renderPrimary(): void {
   composer.slot.replaceChildren(button);
 }
 
+/** A send the page ignored while a turn runs: the draft stays and no user turn appears. */
+function ignoredSend(via: "click" | "enter"): void {
+  report("send-ignored", { via, t: Date.now(), draftChars: model.length });
+}
+
 function onPrimaryClick(button: HTMLButtonElement): void {
   const kind = button.dataset.kind;
   report("click", { control: kind });
   if (kind === "stop") stopGeneration();
   else if (kind === "send" && !button.disabled && !generating) submit();
+  else if (kind === "send" && generating) ignoredSend("click");
   else if (kind === "voice") report("voice-mode-opened");
 }
 
@@ -299,6 +320,7 @@ function mountComposer(): void {
     e.preventDefault();
     // Enter while generating does nothing and keeps the draft (research §9.5).
     if (!generating && model.trim() !== "" && Date.now() >= sendEnabledAt) submit();
+    else if (generating && model.trim() !== "") ignoredSend("enter");
   });
   // A DOM change the editor was not told about (no input event) is reverted (research §9.2).
   new MutationObserver(() => {
@@ -383,6 +405,7 @@ function userTurn(text: string, id: string): HTMLElement {
 }
 
 interface AssistantParts {
+  id: string;
   turn: HTMLElement;
   content: HTMLElement;
   markdown: HTMLElement;
@@ -399,7 +422,7 @@ function assistantTurn(id: string): AssistantParts {
       el("h6", { class: "sr-only" }, "ChatGPT said:"),
       content,
     );
-    return { turn, content, markdown };
+    return { id, turn, content, markdown };
   }
   const markdown = el("div", {
     "data-markdown-text-style": "assistant-message",
@@ -416,7 +439,7 @@ function assistantTurn(id: string): AssistantParts {
       content,
     ),
   );
-  return { turn, content, markdown };
+  return { id, turn, content, markdown };
 }
 
 const parts = new WeakMap<HTMLElement, AssistantParts>();
@@ -532,6 +555,13 @@ function finishMarkers(turn: HTMLElement): void {
   p.markdown.removeAttribute("data-markdown-animated");
 }
 
+/** The streaming marker of the layout back on a turn that goes on after a quiet pause. */
+function streamingMarkers(turn: HTMLElement): void {
+  const p = parts.get(turn)!;
+  if (classic) p.markdown.classList.add("result-streaming");
+  else p.markdown.setAttribute("data-markdown-animated", "");
+}
+
 function newAssistant(id: string): HTMLElement {
   const p = assistantTurn(id);
   parts.set(p.turn, p);
@@ -576,16 +606,60 @@ function renderLimit(limit: PageLimit | null): void {
   document.body.append(dialog);
 }
 
-/** Notices a test shows or clears while the page is open (`fake.showLimit`, `fake.clearLimit`). */
+/** Notices a test shows or clears while the page is open (`fake.showLimit`, `fake.clearLimit`); the chat list. */
 function pollLimit(): void {
   void fetch("/__fake/control", { cache: "no-store" })
     .then((r) => r.json())
-    .then((c: { limitVersion: number; limit: PageLimit | null }) => {
+    .then((c: { limitVersion: number; limit: PageLimit | null; chats: Chat[] }) => {
+      renderSidebar(c.chats);
       if (c.limitVersion === limitVersion) return;
       limitVersion = c.limitVersion;
       renderLimit(c.limit);
     })
     .catch(() => undefined);
+}
+
+// ---- sidebar: opening another chat in the page ---------------------------------------------------------
+
+let listed = "";
+
+function renderSidebar(chats: Chat[]): void {
+  const key = JSON.stringify(chats);
+  if (key === listed) return;
+  listed = key;
+  sidebar.replaceChildren(
+    ...chats.map((chat) => {
+      const link = el("a", { href: `/c/${chat.id}` }, chat.title);
+      link.addEventListener("click", (e) => {
+        e.preventDefault();
+        report("click", { control: "chat-link" });
+        openChat(chat.id);
+      });
+      return link;
+    }),
+  );
+}
+
+/**
+ * Opens another chat the way the app does, without loading the page (the URL changes by pushState and the content
+ * script stays): the thread is replaced; an answer streaming in the chat left behind goes on at the server.
+ */
+function openChat(id: string): void {
+  if (id === conversationId) return;
+  stream++;
+  currentAbort?.abort();
+  endGeneration();
+  thread.replaceChildren();
+  turnCount = 0;
+  lastUserText = "";
+  status.textContent = "";
+  model = "";
+  renderEditor("");
+  renderPrimary();
+  conversationId = id;
+  setUrl(`/c/${id}`);
+  report("chat-opened", { conversationId: id });
+  void loadConversation();
 }
 
 function approvalCard(turn: HTMLElement, id: string, tool: string): void {
@@ -637,8 +711,13 @@ async function send(text: string, retry: boolean): Promise<void> {
   generating = true;
   stopShown = false;
   paused = false;
+  quiet = false;
+  // The live region announces each turn's end once; a new turn starts with nothing announced.
+  status.textContent = "";
   renderPrimary();
+  const mine = ++stream;
   const stopTimer = window.setTimeout(() => {
+    if (mine !== stream) return;
     stopShown = true;
     renderPrimary();
   }, rand(config.stopDelayMs));
@@ -657,7 +736,7 @@ async function send(text: string, retry: boolean): Promise<void> {
       report("stream-failed", { error: String(e) });
   } finally {
     clearTimeout(stopTimer);
-    endGeneration();
+    if (mine === stream) endGeneration();
   }
 }
 
@@ -673,7 +752,9 @@ async function refused(res: Response, shown: HTMLElement | null): Promise<void> 
 async function resume(): Promise<void> {
   generating = true;
   stopShown = true;
+  status.textContent = "";
   renderPrimary();
+  const mine = ++stream;
   currentAbort = new AbortController();
   try {
     const res = await fetch("/backend-api/f/conversation/resume", {
@@ -687,13 +768,14 @@ async function resume(): Promise<void> {
     if (!(e instanceof DOMException && e.name === "AbortError"))
       report("stream-failed", { error: String(e) });
   } finally {
-    endGeneration();
+    if (mine === stream) endGeneration();
   }
 }
 
 function endGeneration(): void {
   generating = false;
   paused = false;
+  quiet = false;
   stopShown = false;
   currentAbort = null;
   currentAssistant = null;
@@ -765,10 +847,30 @@ function handle(ev: StreamEvent): void {
       if (ev.limitVersion !== undefined) limitVersion = ev.limitVersion;
       renderLimit(ev.limit ?? WAIT_A_FEW_MINUTES);
       break;
+    case "quiet":
+      // The answer stops streaming and Stop goes, but the turn has not ended: no action bar, nothing announced.
+      quiet = true;
+      finishMarkers(currentAssistant!);
+      renderPrimary();
+      report("quiet-pause", { t: Date.now() });
+      break;
+    case "quiet_end":
+      quiet = false;
+      streamingMarkers(currentAssistant!);
+      renderPrimary();
+      break;
     case "complete":
       finishMarkers(currentAssistant!);
       actionBar(currentAssistant!);
       status.textContent = "Response complete";
+      // The page's own end of the turn (action bar and "Response complete" rendered): bench:e2e and the scenarios
+      // time resumes from here, in the browser's clock (the same machine's).
+      report("turn-finished", {
+        t: Date.now(),
+        conversationId,
+        messageId: parts.get(currentAssistant!)!.id,
+        visibility: document.visibilityState,
+      });
       break;
   }
 }
@@ -823,7 +925,15 @@ if (config.hydrationRemountMs !== null) {
 }
 if (config.rateLimitOnLoad) renderLimit(WAIT_A_FEW_MINUTES);
 if (config.limit) renderLimit(config.limit);
+renderSidebar(config.chats);
 window.setInterval(pollLimit, 300);
 addEventListener("popstate", () => location.reload());
-report("page-loaded", { path: location.pathname, layout: config.layout });
+document.addEventListener("visibilitychange", () =>
+  report("visibility", { state: document.visibilityState }),
+);
+report("page-loaded", {
+  path: location.pathname,
+  layout: config.layout,
+  visibility: document.visibilityState,
+});
 void loadConversation();
