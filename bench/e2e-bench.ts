@@ -3,11 +3,15 @@
 // and "Response complete" rendered) → the next prompt's receipt at the server, against the target (grace + 500 ms
 // p50, grace + 1.5 s p95). Second: the host's idle record → that prompt. Also the resume overhead: the page's end →
 // the continuation's first edit in the composer, minus the grace (before the page's own Send wait). BENCH_RESUMES,
-// BENCH_HIDDEN=1 (hidden throttled tab). Last line: JSON.
+// BENCH_HIDDEN=1 (hidden throttled tab), BENCH_GRACE_MS (idle grace, default 3000). Last line: JSON.
 import { buildExtension, ChromiumE2E, tool } from "../test/e2e/harness.ts";
 
 const RESUMES = Number(process.env.BENCH_RESUMES ?? 32);
-const IDLE_GRACE_MS = 300;
+/**
+ * BENCH_GRACE_MS: the policy's idle grace. Default: the product's 3 s, the setting the target is stated for (the page's
+ * report reaches the host within it, and the grace counts from the page's own end of turn).
+ */
+const IDLE_GRACE_MS = Number(process.env.BENCH_GRACE_MS ?? 3_000);
 /** BENCH_HIDDEN=1: the worker's tab hidden in a Chromium that throttles it (harness `backgroundThrottling`). */
 const HIDDEN = process.env.BENCH_HIDDEN === "1";
 
