@@ -38,7 +38,7 @@ const MESSAGE_PURPOSE: Readonly<Record<string, string>> = {
   "command.cancel":
     "Withdraw a command the executor has not started submitting (e.g. the worker was paused).",
   "binding.release":
-    "The worker ended (or the host does not know it): the browser forgets its binding, and the tab is the person's again.",
+    "The host does not know this worker (its data directory was replaced, say): the browser forgets its binding.",
   "ui.response": "The result of a `ui.request`, or its `{code, message}` error.",
   "ui.changed":
     "Push: new durable events exist up to `eventSeq`, or a worker's place in the tab-slot queue or the browser connection changed, so open views refresh.",

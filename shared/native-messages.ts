@@ -187,10 +187,7 @@ export const commandCancelSchema = z
   .object({ kind: z.literal("command.cancel"), commandId: id, workerId: id })
   .strict();
 
-/**
- * The worker ended (completed, failed, stopped, or unknown to the host): the browser forgets its binding, so its tab is
- * the person's again (discardable, never reopened or rebound, free to be kept going anew).
- */
+/** The host does not know this worker (its data directory was replaced, say): the browser forgets its binding. */
 export const bindingReleaseSchema = z.object({ kind: z.literal("binding.release"), workerId: id }).strict();
 
 export const uiResponseSchema = z

@@ -430,7 +430,7 @@ export class Executor {
       case "command.cancel":
         return this.onCancel(message.commandId);
       case "binding.release":
-        // The worker ended: its tab is the person's again (never reopened, rebound or kept from discarding).
+        // The host does not know the worker: its tab is the person's again (never reopened, rebound or kept from discarding).
         return this.tabs.release(message.workerId);
       case "ui.response":
       case "ui.changed":

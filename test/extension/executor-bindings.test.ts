@@ -50,7 +50,7 @@ describe("managed tabs survive the browser", () => {
     expect(await h.db.bindings.get("w2")).toBeUndefined();
   });
 
-  it("the host says the worker ended: the binding is forgotten, the tab discardable, and never reopened", async () => {
+  it("the host does not know the worker: the binding is forgotten, the tab discardable, and never reopened", async () => {
     h = new Harness();
     await h.connected();
     const { tabId, url } = await idleWorker("w1");

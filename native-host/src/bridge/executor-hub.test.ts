@@ -167,47 +167,12 @@ describe("ExecutorHub gives an ended worker's tab back", () => {
     return { workerId: worker.id, sent, hello, session };
   }
 
-  it("a worker that ends: its browser is told to forget the binding, once", async () => {
-    const { workerId, sent, hello } = await bound();
-    await hello(workerId);
-    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([]);
-    await call("worker_stop", { workerId, reason: "done here" });
-    hub.broadcastChanged(backend.lastEventSeq());
-    hub.broadcastChanged(backend.lastEventSeq());
-    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([{ kind: "binding.release", workerId }]);
-  });
-
-  it("a worker that completes during a turn keeps its binding until that turn's end is seen", async () => {
-    const { workerId, sent, session } = await bound();
-    await session.receive({
-      kind: "hello",
-      protocolVersion: PROTOCOL_VERSION,
-      executorId: "exec-1",
-      browser: "chromium",
-      extensionVersion: "0.1.0",
-      bindings: [{ workerId, binding: "bound", url, observed: { state: "idle", seq: 1 } }],
-      journal: [],
-    });
-    const bootstrap = sent.find((m): m is CommandMessage & HostMessage => m.kind === "command");
-    expect(bootstrap).toBeDefined();
-    const { commandId } = bootstrap!;
-    await session.receive({ kind: "command.result", commandId, workerId, outcome: "submitted", url });
-    await session.receive({ kind: "conversation.state", workerId, state: "generating", seq: 2, url });
-    await call("worker_complete", { workerId, summary: "all done" });
-    hub.broadcastChanged(backend.lastEventSeq());
-    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([]);
-    await session.receive({ kind: "conversation.state", workerId, state: "idle", seq: 3, url });
-    hub.broadcastChanged(backend.lastEventSeq());
-    expect(sent.filter((m) => m.kind === "binding.release")).toEqual([{ kind: "binding.release", workerId }]);
-  });
-
-  it("a hello that lists an ended or unknown worker's binding gets it released", async () => {
+  it("a hello that lists an unknown worker's binding gets it released; an ended worker's binding stays", async () => {
     const { workerId, sent, hello } = await bound();
     await call("worker_stop", { workerId, reason: "done here" });
     await hello(workerId);
     await hello("no-such-worker");
     expect(sent.filter((m) => m.kind === "binding.release")).toEqual([
-      { kind: "binding.release", workerId },
       { kind: "binding.release", workerId: "no-such-worker" },
     ]);
   });

@@ -15,7 +15,7 @@ import {
   type HostSettings,
   hostSettingsParamsSchema,
 } from "../../../shared/host-settings.ts";
-import { COMMAND_DEADLINE_MS, isEnded } from "../core/attempts.ts";
+import { COMMAND_DEADLINE_MS } from "../core/attempts.ts";
 import { COMMAND_TYPES, pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
@@ -190,40 +190,9 @@ export class ExecutorHub implements CommandSink {
    * both.
    */
   broadcastChanged(eventSeq: number): void {
-    this.releaseEnded();
     this.pump(false);
     this.shown = this.livenessSignature();
     this.sendChanged(eventSeq);
-  }
-
-  /** Workers that ended are no browser's any more: their browser forgets the binding (and the tab is the person's). */
-  private releaseEnded(): void {
-    for (const [workerId, executorId] of this.owners) {
-      if (!this.releasable(workerId)) continue;
-      if (!this.sendTo(executorId, { kind: "binding.release", workerId })) continue;
-      this.owners.delete(workerId);
-    }
-  }
-
-  /**
-   * A worker that ended (or is unknown) once its last turn is over: a worker that completes during a turn still has that
-   * turn's end observed, so the attempt is closed with it.
-   */
-  private releasable(workerId: string): boolean {
-    const w = this.opts.backend.state.workers[workerId];
-    if (!w) return true;
-    return w.status !== "active" && (w.current === undefined || isEnded(w.current.state));
-  }
-
-  /** Sends to a connected executor's session; false when it is not connected. */
-  private sendTo(executorId: string, message: HostMessage): boolean {
-    for (const s of this.sessions) {
-      if (s.ready && s.executorId === executorId) {
-        s.conn.send(message);
-        return true;
-      }
-    }
-    return false;
   }
 
   private sendChanged(eventSeq: number): void {
@@ -470,8 +439,8 @@ export class ExecutorHub implements CommandSink {
     this.limits.set(hello.executorId, hello.maxGenerating ?? DEFAULT_MAX_GENERATING);
     this.opts.onContact?.(hello.executorId);
     for (const b of hello.bindings) {
-      // A binding this host does not know is the person's tab again (an ended worker's once its last turn is over,
-      // which its observation below may tell).
+      // A binding of a worker this host does not know (its data directory was replaced, say) is the person's tab
+      // again. An ended worker keeps its binding: its overlay says Complete, and Release gives the tab back.
       if (!this.opts.backend.state.workers[b.workerId]) {
         session.conn.send({ kind: "binding.release", workerId: b.workerId });
         continue;
@@ -510,8 +479,6 @@ export class ExecutorHub implements CommandSink {
       if (s.executorId === hello.executorId && !journaled.has(commandId)) this.sent.delete(commandId);
     }
     session.ready = true;
-    // Bindings of workers that ended while this browser was away are the person's tabs again.
-    this.releaseEnded();
     if (!this.browser.connected) this.browser = { connected: true, since: this.opts.backend.now() };
     // A browser is here: commands refused for want of one are tried at once (docs/continuation-core.md).
     await this.apply({ type: "executor.connected", executorId: hello.executorId });
