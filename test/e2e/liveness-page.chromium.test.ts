@@ -3,7 +3,7 @@
 // ChatGPT's "Something went wrong" card. Browser-side holds (no browser, tab slots, switches): liveness.chromium.*.
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildExtension, ChromiumE2E, tool, type WorkerOut } from "./harness.ts";
+import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
 import { expectNamedLiveness, livenessOf, popupRow, quietFor, waitLiveness } from "./liveness-kit.ts";
 import { completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
 import { openPopup } from "./ui-kit.ts";
@@ -94,7 +94,8 @@ describe("the page says stop: rate limits and errors hold the worker, visibly", 
       until - Date.now() + 30_000,
     );
     const resume = attempts(resumed)[2]!;
-    const third = e2e.fake.stored()[2]!;
+    // The submission is proven by the user turn on the page; the server may store it a moment later.
+    const third = await waitFor(() => e2e.fake.stored()[2], "the third prompt at the server");
     console.log(
       `reset + buffer → resume scheduled +${resume.scheduledAt - until} ms, stored +${third.at - until} ms`,
     );

@@ -73,9 +73,14 @@ describe("the overlay's adoption offer in Chromium", () => {
       () => workerOf(e2e, conversationId).catch(() => undefined),
       "the adopted worker",
     );
-    // The same tab now shows the managed overlay, and keyboard focus stayed in it (on its badge).
+    // The same tab now shows the managed overlay, and keyboard focus stayed in it (on its badge) — until the bootstrap
+    // turn, which the page takes through its composer (focused to type), possibly before this looks.
     await probe.waitFor("overlay");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe(OVERLAY_HOST_ID);
+    const focused = await page.evaluate(() => document.activeElement?.id);
+    if (focused !== OVERLAY_HOST_ID) {
+      expect(focused).toBe("prompt-textarea");
+      expect((await e2e.worker(workerId)).attempts.length).toBeGreaterThan(0);
+    }
     const done = await e2e.waitWorker(
       workerId,
       "complete from the block",
