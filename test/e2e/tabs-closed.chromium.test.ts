@@ -2,19 +2,12 @@
 // conversation, and the next command reopens it in a background tab and sends once, whether that command is a
 // person's Continue now or an automatic resume (the tab closed during the idle grace, or in the middle of a turn).
 // With reopening turned off in the settings, the worker waits as "Tab closed" until the person opens it again.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildExtension, ChromiumE2E, tool, type WorkerOut } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { tool, type WorkerOut } from "./harness.ts";
+import { tabsSuite } from "./tabs-suite.ts";
 import { livenessOf, quietFor, waitLiveness } from "./liveness-kit.ts";
+import { block, completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
 import {
-  block,
-  completingTurn,
-  expectCleanRun,
-  FAST_POLICY,
-  HeldTurns,
-  workingTurn,
-} from "./scenario-kit.ts";
-import {
-  closeChatTabs,
   conversationUrl,
   sentAttempts,
   setReopenClosedTabs,
@@ -25,35 +18,12 @@ import {
   waitStored,
 } from "./tabs-kit.ts";
 
-let e2e: ChromiumE2E;
-let runId: string | undefined;
-const held = new HeldTurns();
-
-beforeAll(async () => {
-  e2e = await ChromiumE2E.start(await buildExtension("chrome"));
-}, 120_000);
-
-beforeEach(() => {
-  e2e.fake.reset();
-  runId = undefined;
-});
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === "fail") console.error(await e2e.diagnostics());
-  held.releaseAll();
-  if (runId) await tool(e2e.mcp, "run_stop", { runId }).catch(() => undefined);
-  await e2e.fake.settled();
-  await closeChatTabs(e2e);
-}, 30_000);
-
-afterAll(async () => {
-  await e2e?.close();
-});
+const suite = tabsSuite();
 
 /** Turn 1 runs until the test releases it and says it is still working; turn 2 completes. */
 function heldThenComplete(): { release: () => void } {
-  const gate = held.hold();
-  e2e.fake.setAssistant(async (turn) => {
+  const gate = suite.held.hold();
+  suite.e2e.fake.setAssistant(async (turn) => {
     if (turn.index === 1) {
       await turn.say("Working on it.");
       await gate.promise;
@@ -66,115 +36,125 @@ function heldThenComplete(): { release: () => void } {
 /** After the resume: one tab on the conversation, opened in the background, and exactly two prompts, both there. */
 async function expectReopenedOnce(conversationId: string, reasons: string[], done: WorkerOut): Promise<void> {
   expect(sentAttempts(done).map((a) => a.reason)).toEqual(reasons);
-  const tabs = await tabsShowing(e2e, conversationId);
+  const tabs = await tabsShowing(suite.e2e, conversationId);
   expect(tabs, "tabs on the conversation").toHaveLength(1);
   expect(tabs[0]!.active, "the reopened tab is in the background").toBe(false);
-  await e2e.fake.settled();
-  expect(e2e.fake.stored(conversationId)).toHaveLength(2);
-  expect(e2e.fake.stored()).toHaveLength(2);
-  expectCleanRun(e2e.fake);
+  await suite.e2e.fake.settled();
+  expect(suite.e2e.fake.stored(conversationId)).toHaveLength(2);
+  expect(suite.e2e.fake.stored()).toHaveLength(2);
+  expectCleanRun(suite.e2e.fake);
 }
 
 describe("a closed tab in Chromium", { timeout: 120_000 }, () => {
   it("closed while paused, then Continue now: reopened in a background tab, sent once", async () => {
     const turn1 = heldThenComplete();
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const page = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
-    await tool(e2e.mcp, "worker_pause", { workerId });
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const page = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
+    await tool(suite.e2e.mcp, "worker_pause", { workerId });
     turn1.release();
-    await e2e.waitWorker(
+    await suite.e2e.waitWorker(
       workerId,
       "paused after the turn",
       (w) => w.worker.label === "Paused" && w.worker.conversation.state === "idle",
     );
     const since = Date.now();
     await page.close();
-    await waitBindingLeft(e2e, workerId, since, "the binding to leave the closed tab");
-    await tool(e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
-    await waitStored(e2e.fake, conversationId, 2, "Continue now's prompt in the reopened conversation");
-    await expectReopenedOnce(conversationId, ["initial", "manual_resume"], await waitDone(e2e, workerId));
+    await waitBindingLeft(suite.e2e, workerId, since, "the binding to leave the closed tab");
+    await tool(suite.e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
+    await waitStored(suite.e2e.fake, conversationId, 2, "Continue now's prompt in the reopened conversation");
+    await expectReopenedOnce(
+      conversationId,
+      ["initial", "manual_resume"],
+      await waitDone(suite.e2e, workerId),
+    );
   });
 
   it("closed during the idle grace: the automatic resume reopens it and sends once", async () => {
-    e2e.fake.setAssistant(async (turn) => {
+    suite.e2e.fake.setAssistant(async (turn) => {
       if (turn.index === 1) await workingTurn(turn, "step 1");
       else await completingTurn(turn);
     });
     // A grace long enough to close the tab inside it.
-    runId = await e2e.createRun({ ...FAST_POLICY, idleGraceMs: 5_000 });
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const page = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "in its idle grace", (w) => livenessOf(w)?.reason === "idle_grace");
+    const runId = await suite.createRun({ ...FAST_POLICY, idleGraceMs: 5_000 });
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const page = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "in its idle grace", (w) => livenessOf(w)?.reason === "idle_grace");
     const since = Date.now();
     await page.close();
-    await waitBindingLeft(e2e, workerId, since, "the binding to leave the closed tab");
-    expect(sentAttempts(await e2e.worker(workerId)), "closed before the resume went out").toHaveLength(1);
-    await waitStored(e2e.fake, conversationId, 2, "the automatic resume in the reopened conversation");
-    await expectReopenedOnce(conversationId, ["initial", "auto_resume"], await waitDone(e2e, workerId));
+    await waitBindingLeft(suite.e2e, workerId, since, "the binding to leave the closed tab");
+    expect(sentAttempts(await suite.e2e.worker(workerId)), "closed before the resume went out").toHaveLength(
+      1,
+    );
+    await waitStored(suite.e2e.fake, conversationId, 2, "the automatic resume in the reopened conversation");
+    await expectReopenedOnce(conversationId, ["initial", "auto_resume"], await waitDone(suite.e2e, workerId));
   });
 
   it("closed mid-turn: the automatic resume reopens it and sends once", async () => {
     const turn1 = heldThenComplete();
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const page = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const page = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
     const since = Date.now();
     await page.close();
     // The browser may open the conversation again at once, to see the running turn end.
-    await waitBindingLeft(e2e, workerId, since, "the binding to leave the closed tab");
+    await waitBindingLeft(suite.e2e, workerId, since, "the binding to leave the closed tab");
     turn1.release();
     await waitStored(
-      e2e.fake,
+      suite.e2e.fake,
       conversationId,
       2,
       "the automatic resume in the reopened conversation",
       60_000,
     );
-    await expectReopenedOnce(conversationId, ["initial", "auto_resume"], await waitDone(e2e, workerId));
+    await expectReopenedOnce(conversationId, ["initial", "auto_resume"], await waitDone(suite.e2e, workerId));
   });
 
   it("reopening turned off: held as Tab closed, nothing sent; opened again by the person: one resume there", async () => {
-    await setReopenClosedTabs(e2e, false);
+    await setReopenClosedTabs(suite.e2e, false);
     // Turned back on for the other scenarios even if this one fails.
     try {
       const turn1 = heldThenComplete();
-      runId = await e2e.createRun(FAST_POLICY);
-      const workerId = await e2e.spawn(runId, "/root");
-      const conversationId = await e2e.conversationOf(workerId);
-      const page = await e2e.pageFor(conversationId);
-      await e2e.waitWorker(workerId, "our turn running", turnRunning);
+      const runId = await suite.createRun(FAST_POLICY);
+      const workerId = await suite.e2e.spawn(runId, "/root");
+      const conversationId = await suite.e2e.conversationOf(workerId);
+      const page = await suite.e2e.pageFor(conversationId);
+      await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
       await page.close();
-      await e2e.waitWorker(workerId, "binding closed", (w) => w.worker.conversation.binding === "closed");
+      await suite.e2e.waitWorker(
+        workerId,
+        "binding closed",
+        (w) => w.worker.conversation.binding === "closed",
+      );
       turn1.release();
-      await e2e.fake.settled();
-      await waitLiveness(e2e, workerId, "tab_closed");
+      await suite.e2e.fake.settled();
+      await waitLiveness(suite.e2e, workerId, "tab_closed");
       await quietFor(
-        e2e,
+        suite.e2e,
         workerId,
         3_000,
         "Tab closed: nothing is sent",
         (w) => livenessOf(w)?.reason === "tab_closed",
       );
-      expect(await tabsShowing(e2e, conversationId), "no tab reopened").toEqual([]);
+      expect(await tabsShowing(suite.e2e, conversationId), "no tab reopened").toEqual([]);
       // The person opens the conversation again (a tab in front, as a person's is).
-      const again = await e2e.context.newPage();
+      const again = await suite.e2e.context.newPage();
       await again.goto(conversationUrl(conversationId));
-      await waitStored(e2e.fake, conversationId, 2, "the resume in the person's tab");
-      const done = await waitDone(e2e, workerId);
+      await waitStored(suite.e2e.fake, conversationId, 2, "the resume in the person's tab");
+      const done = await waitDone(suite.e2e, workerId);
       expect(sentAttempts(done).map((a) => a.reason)).toEqual(["initial", "auto_resume"]);
-      expect(await tabsShowing(e2e, conversationId)).toHaveLength(1);
-      await e2e.fake.settled();
-      expect(e2e.fake.stored(conversationId)).toHaveLength(2);
-      expect(e2e.fake.stored()).toHaveLength(2);
-      expectCleanRun(e2e.fake);
+      expect(await tabsShowing(suite.e2e, conversationId)).toHaveLength(1);
+      await suite.e2e.fake.settled();
+      expect(suite.e2e.fake.stored(conversationId)).toHaveLength(2);
+      expect(suite.e2e.fake.stored()).toHaveLength(2);
+      expectCleanRun(suite.e2e.fake);
     } finally {
-      await setReopenClosedTabs(e2e, true);
+      await setReopenClosedTabs(suite.e2e, true);
     }
   });
 });

@@ -3,18 +3,11 @@
 // conversation is opened in a second tab. The worker is rebound to the tab that shows its conversation again, and no
 // conversation ever gets two sends for one turn.
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildExtension, ChromiumE2E, tool, waitFor } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { tool, waitFor } from "./harness.ts";
+import { tabsSuite } from "./tabs-suite.ts";
+import { block, completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
 import {
-  block,
-  completingTurn,
-  expectCleanRun,
-  FAST_POLICY,
-  HeldTurns,
-  workingTurn,
-} from "./scenario-kit.ts";
-import {
-  closeChatTabs,
   conversationUrl,
   pageLoadedSince,
   sentAttempts,
@@ -26,35 +19,12 @@ import {
   workerEvents,
 } from "./tabs-kit.ts";
 
-let e2e: ChromiumE2E;
-let runId: string | undefined;
-const held = new HeldTurns();
-
-beforeAll(async () => {
-  e2e = await ChromiumE2E.start(await buildExtension("chrome"));
-}, 120_000);
-
-beforeEach(() => {
-  e2e.fake.reset();
-  runId = undefined;
-});
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === "fail") console.error(await e2e.diagnostics());
-  held.releaseAll();
-  if (runId) await tool(e2e.mcp, "run_stop", { runId }).catch(() => undefined);
-  await e2e.fake.settled();
-  await closeChatTabs(e2e);
-}, 30_000);
-
-afterAll(async () => {
-  await e2e?.close();
-});
+const suite = tabsSuite();
 
 /** Turn 1 runs until the test releases it; then `more` working turns; the last one completes. */
 function heldTurns(more: number): { release: () => void } {
-  const gate = held.hold();
-  e2e.fake.setAssistant(async (turn) => {
+  const gate = suite.held.hold();
+  suite.e2e.fake.setAssistant(async (turn) => {
     if (turn.index === 1) {
       await turn.say("Working on it.");
       await gate.promise;
@@ -79,11 +49,11 @@ async function awayAndBack(
   const since = Date.now();
   await page.locator(`nav a[href="/c/${other}"]`).click();
   await waitFor(() => page.url().includes(other), "the tab to show the other chat");
-  await waitBindingLeft(e2e, workerId, since, "the binding to leave the tab");
+  await waitBindingLeft(suite.e2e, workerId, since, "the binding to leave the tab");
   const back = Date.now();
   await page.goBack();
   await waitFor(
-    () => pageLoadedSince(e2e.fake, conversationId, back),
+    () => pageLoadedSince(suite.e2e.fake, conversationId, back),
     "the tab to show the conversation again",
   );
   return back;
@@ -92,16 +62,16 @@ async function awayAndBack(
 describe("the person uses the worker's conversation in Chromium", { timeout: 120_000 }, () => {
   it("paused, the tab opens another chat and comes back: rebound to it, Continue now goes there once", async () => {
     // Another chat of the person's, listed in the sidebar.
-    const other = e2e.fake.seedConversation();
+    const other = suite.e2e.fake.seedConversation();
     const turns = heldTurns(1);
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const page = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
-    await tool(e2e.mcp, "worker_pause", { workerId });
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const page = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
+    await tool(suite.e2e.mcp, "worker_pause", { workerId });
     turns.release();
-    await e2e.waitWorker(
+    await suite.e2e.waitWorker(
       workerId,
       "paused after the turn",
       (w) => w.worker.label === "Paused" && w.worker.conversation.state === "idle",
@@ -110,82 +80,82 @@ describe("the person uses the worker's conversation in Chromium", { timeout: 120
     // Rebound to the person's tab: nothing needed the conversation meanwhile, so no tab was opened for it.
     await waitFor(
       async () =>
-        (await workerEvents(e2e, workerId)).some(
+        (await workerEvents(suite.e2e, workerId)).some(
           (e) => e.type === "binding.changed" && e.at >= back && e.data.binding === "bound",
-        ) && (await e2e.worker(workerId)).worker.conversation.binding === "bound",
+        ) && (await suite.e2e.worker(workerId)).worker.conversation.binding === "bound",
       "rebound to the tab that shows the conversation again",
       30_000,
     );
-    expect(await tabsShowing(e2e, conversationId), "tabs on the conversation").toHaveLength(1);
-    await tool(e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
-    await waitStored(e2e.fake, conversationId, 2, "Continue now's prompt");
-    const done = await waitDone(e2e, workerId);
+    expect(await tabsShowing(suite.e2e, conversationId), "tabs on the conversation").toHaveLength(1);
+    await tool(suite.e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
+    await waitStored(suite.e2e.fake, conversationId, 2, "Continue now's prompt");
+    const done = await waitDone(suite.e2e, workerId);
     expect(sentAttempts(done).map((a) => a.reason)).toEqual(["initial", "manual_resume"]);
-    await e2e.fake.settled();
-    expect(e2e.fake.stored(conversationId)).toHaveLength(2);
-    expect(e2e.fake.stored()).toHaveLength(2);
-    expect(e2e.fake.conversations.get(other)?.turns, "the other chat untouched").toHaveLength(2);
-    expect(await tabsShowing(e2e, conversationId), "tabs on the conversation").toHaveLength(1);
-    expectCleanRun(e2e.fake);
+    await suite.e2e.fake.settled();
+    expect(suite.e2e.fake.stored(conversationId)).toHaveLength(2);
+    expect(suite.e2e.fake.stored()).toHaveLength(2);
+    expect(suite.e2e.fake.conversations.get(other)?.turns, "the other chat untouched").toHaveLength(2);
+    expect(await tabsShowing(suite.e2e, conversationId), "tabs on the conversation").toHaveLength(1);
+    expectCleanRun(suite.e2e.fake);
   });
 
   it("mid-turn, the tab opens another chat and comes back: one resume, no duplicate", async () => {
-    const other = e2e.fake.seedConversation();
+    const other = suite.e2e.fake.seedConversation();
     const turns = heldTurns(1);
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const page = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const page = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
     await awayAndBack(page, workerId, conversationId, other);
     turns.release();
-    const done = await waitDone(e2e, workerId);
+    const done = await waitDone(suite.e2e, workerId);
     expect(sentAttempts(done).map((a) => a.reason)).toEqual(["initial", "auto_resume"]);
-    await e2e.fake.settled();
-    expect(e2e.fake.stored(conversationId)).toHaveLength(2);
-    expect(e2e.fake.stored()).toHaveLength(2);
-    expect(e2e.fake.conversations.get(other)?.turns, "the other chat untouched").toHaveLength(2);
-    expectCleanRun(e2e.fake);
+    await suite.e2e.fake.settled();
+    expect(suite.e2e.fake.stored(conversationId)).toHaveLength(2);
+    expect(suite.e2e.fake.stored()).toHaveLength(2);
+    expect(suite.e2e.fake.conversations.get(other)?.turns, "the other chat untouched").toHaveLength(2);
+    expectCleanRun(suite.e2e.fake);
   });
 
   it("the conversation is open in a second tab as well: one send per turn", async () => {
     const turns = heldTurns(2);
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
-    const second = await e2e.context.newPage();
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
+    const second = await suite.e2e.context.newPage();
     await second.goto(conversationUrl(conversationId));
     turns.release();
-    const done = await waitDone(e2e, workerId, 60_000);
+    const done = await waitDone(suite.e2e, workerId, 60_000);
     expect(sentAttempts(done).map((a) => a.reason)).toEqual(["initial", "auto_resume", "auto_resume"]);
-    await e2e.fake.settled();
-    expect(e2e.fake.stored(conversationId)).toHaveLength(3);
-    expect(e2e.fake.stored()).toHaveLength(3);
-    expect(await tabsShowing(e2e, conversationId)).toHaveLength(2);
-    expectCleanRun(e2e.fake);
+    await suite.e2e.fake.settled();
+    expect(suite.e2e.fake.stored(conversationId)).toHaveLength(3);
+    expect(suite.e2e.fake.stored()).toHaveLength(3);
+    expect(await tabsShowing(suite.e2e, conversationId)).toHaveLength(2);
+    expectCleanRun(suite.e2e.fake);
   });
 
   it("the worker's tab is closed while a second tab shows the conversation: the resume goes there, once", async () => {
     const turns = heldTurns(1);
-    runId = await e2e.createRun(FAST_POLICY);
-    const workerId = await e2e.spawn(runId, "/root");
-    const conversationId = await e2e.conversationOf(workerId);
-    const first = await e2e.pageFor(conversationId);
-    await e2e.waitWorker(workerId, "our turn running", turnRunning);
-    const second = await e2e.context.newPage();
+    const runId = await suite.createRun(FAST_POLICY);
+    const workerId = await suite.e2e.spawn(runId, "/root");
+    const conversationId = await suite.e2e.conversationOf(workerId);
+    const first = await suite.e2e.pageFor(conversationId);
+    await suite.e2e.waitWorker(workerId, "our turn running", turnRunning);
+    const second = await suite.e2e.context.newPage();
     await second.goto(conversationUrl(conversationId));
     await first.close();
     turns.release();
-    await waitStored(e2e.fake, conversationId, 2, "the automatic resume");
-    const done = await waitDone(e2e, workerId);
+    await waitStored(suite.e2e.fake, conversationId, 2, "the automatic resume");
+    const done = await waitDone(suite.e2e, workerId);
     expect(sentAttempts(done).map((a) => a.reason)).toEqual(["initial", "auto_resume"]);
-    await e2e.fake.settled();
-    expect(e2e.fake.stored(conversationId)).toHaveLength(2);
-    expect(e2e.fake.stored()).toHaveLength(2);
+    await suite.e2e.fake.settled();
+    expect(suite.e2e.fake.stored(conversationId)).toHaveLength(2);
+    expect(suite.e2e.fake.stored()).toHaveLength(2);
     // The tab that shows the conversation took it; none was reopened beside it.
-    expect.soft(await tabsShowing(e2e, conversationId), "tabs on the conversation").toHaveLength(1);
-    expectCleanRun(e2e.fake);
+    expect.soft(await tabsShowing(suite.e2e, conversationId), "tabs on the conversation").toHaveLength(1);
+    expectCleanRun(suite.e2e.fake);
   });
 });
