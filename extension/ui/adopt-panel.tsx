@@ -1,10 +1,10 @@
-// Zero-setup mode in the popup and the overlay's adoption offer (issue 8): "Keep this conversation going" turns the
+// Zero-setup mode in the popup and the overlay's adoption offer: "Keep this conversation going" turns the
 // ChatGPT conversation into a worker with Auto Resume on (no new chat, no MCP connector needed); "Release" gives it
 // back to the user. Keyboard: Tab to the objective, type, Tab to the button, Enter.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { act, ActionButton } from "../ui/components.tsx";
-import type { UiClient } from "../ui/ui-client.ts";
+import { act, ActionButton } from "./components.tsx";
+import type { UiClient } from "./ui-client.ts";
 
 export function AdoptPanel(props: {
   client: UiClient;
