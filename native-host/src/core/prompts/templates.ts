@@ -1,9 +1,9 @@
 // The versioned prompt templates. A shipped template is never edited: a change is a new id (`resume@2`)
 // added beside the old one, so an attempt's stored prompt id always names the exact text it was sent.
-import { CONTINUATION_BLOCK_LINES } from "../../../shared/continuation-block.ts";
-import { ADOPTED_OBJECTIVE } from "../core/adopt.ts";
-import type { PromptRequest } from "../core/effects.ts";
-import type { AttemptReason, Run, Worker } from "../core/model.ts";
+import { CONTINUATION_BLOCK_LINES } from "../../../../shared/continuation-block.ts";
+import { ADOPTED_OBJECTIVE } from "../adopt.ts";
+import type { PromptRequest } from "../effects.ts";
+import type { AttemptReason, Run, Worker } from "../model.ts";
 
 export type PromptId =
   | "bootstrap@1"
@@ -292,7 +292,7 @@ const correctiveV1: Template = (request, ctx) =>
     outputReminder(),
   );
 
-// ---- zero-setup mode (issue 8): an adopted conversation without MCP; the block is the only signal ----
+// ---- zero-setup mode: an adopted conversation without MCP; the block is the only signal ----
 
 /** The block's four labels on one line, for the one-line reminders. */
 const BLOCK_ON_ONE_LINE = "status: working | complete | blocked, then summary:, current:, next:";
@@ -319,7 +319,7 @@ const blockFollowupV1: Template = (request) =>
     `Apply it, carry on with the task, and end your response with the same final block (${BLOCK_ON_ONE_LINE}).`,
   );
 
-/** Spec 22.3.1: after a delivery timeout the fresh turn is the literal word, nothing else. */
+/** After a delivery timeout the fresh turn is the literal word, nothing else (docs/prompts.md). */
 const continueV1: Template = () => "continue";
 
 export const TEMPLATES: Readonly<Record<PromptId, Template>> = {

@@ -1,7 +1,7 @@
 // The versioned prompt templates: every kind renders, ids are stable, and each carries its contract.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CONTINUATION_BLOCK_LINES } from "../../../shared/continuation-block.ts";
+import { CONTINUATION_BLOCK_LINES } from "../../../../shared/continuation-block.ts";
 import {
   PROMPT_IDS,
   PROMPT_VERSIONS,
@@ -111,7 +111,7 @@ describe("bootstrap@1", () => {
     expect(text).not.toContain("worker_spawn");
   });
 
-  it("contains the completion contract of spec 8.4", () => {
+  it("contains the completion contract", () => {
     expect(text).toMatch(/finished .*-> worker_complete/);
     expect(text).toMatch(/irrecoverable failure -> worker_fail/);
     expect(text).toMatch(/human input genuinely required -> worker_await_human/);
@@ -120,7 +120,7 @@ describe("bootstrap@1", () => {
     expect(text).toContain("only worker_complete completes it");
   });
 
-  it("ends with the output block of spec 27.2", () => {
+  it("ends with the output block", () => {
     expect(text).toContain(CONTINUATION_BLOCK_LINES.join("\n"));
     expect(text).toContain("exactly one block");
     for (const status of ["working =", "complete =", "blocked ="]) expect(text).toContain(status);
@@ -143,7 +143,7 @@ describe("bootstrap@1", () => {
 describe("resume@1", () => {
   const text = renderPrompt(request("resume", { attemptSeq: 7, wakeReasons: ["idle"] }), LANE_CTX).text;
 
-  it("follows spec 11 without repeating the assignment body", () => {
+  it("gives the resume instruction without repeating the assignment body", () => {
     expect(text).toMatch(/^Continue the current orchestrated worker assignment\./);
     expect(text).toContain("Recover authoritative state");
     expect(text).toContain("Do not redo completed work");
@@ -170,7 +170,7 @@ describe("resume@1", () => {
 describe("keepalive@1", () => {
   const text = renderPrompt(request("keepalive", { wakeReasons: ["active_keepalive"] }), LANE_CTX).text;
 
-  it("carries the spec 10.3 checkpoint instructions", () => {
+  it("carries the checkpoint instructions", () => {
     expect(text).toMatch(/^Orchestrator checkpoint\./);
     for (const s of [
       "durable update about this assignment now",
@@ -287,7 +287,7 @@ describe("shipped templates are frozen", () => {
   });
 });
 
-describe("zero-setup mode (issue 8)", () => {
+describe("zero-setup mode", () => {
   const adopted = {
     ...LANE,
     adoptedAt: 1,

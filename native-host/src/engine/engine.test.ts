@@ -1,5 +1,6 @@
-// The scheduler shell on a real DurableStore in a temp directory, with fake timers and an injected clock: effects only
-// once durable, one timer for the earliest deadline (hops past setTimeout's limit), the 13.1 rebuild, command deadlines.
+// The engine on a real DurableStore in a temp directory, with fake timers and an injected clock: effects only once
+// durable, one timer for the earliest deadline (hops past setTimeout's limit), the rebuild of deadlines from durable
+// state at start-up, command deadlines.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,18 +10,16 @@ import { COMMAND_DEADLINE_MS } from "../core/attempts.ts";
 import { pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
 import type { Input } from "../core/inputs.ts";
+import { CONNECTED_ENV } from "../core/liveness.ts";
 import { seededRandom } from "../core/simulation.ts";
-import { DomainRepository } from "../store/domain-repository.ts";
-import { DurableStore } from "../store/durable-store.ts";
-import { MIGRATIONS } from "../store/migrations.ts";
-import { Scheduler } from "./scheduler.ts";
+import { Engine } from "./engine.ts";
 
 const quiet = { warn: () => undefined, info: () => undefined };
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const DAY = 24 * 60 * MINUTE;
-/** setTimeout's longest delay; the scheduler must reach later deadlines in hops. */
+/** setTimeout's longest delay; the engine must reach later deadlines in hops. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Dispatch {
@@ -31,7 +30,7 @@ interface Dispatch {
   readonly pendingTransactions: number;
 }
 
-/** A Scheduler over its own store: records what reaches the sink and onError, and which inputs are in flight. */
+/** An Engine over its own store: records what reaches its sink and onError, and which inputs are in flight. */
 class Harness {
   readonly dispatched: Dispatch[] = [];
   readonly cancelled: string[] = [];
@@ -42,14 +41,12 @@ class Harness {
   private readonly inflight = new Set<Promise<unknown>>();
 
   private constructor(
-    readonly store: DurableStore,
-    readonly repo: DomainRepository,
-    readonly scheduler: Scheduler,
+    readonly engine: Engine,
     private readonly disk: Disk,
   ) {
     // Observe every input, the timer's ticks included (its callback calls this.apply), without changing them.
-    const real = scheduler.apply.bind(scheduler);
-    scheduler.apply = (input: Input) => {
+    const real = engine.apply.bind(engine);
+    engine.apply = (input: Input) => {
       if (input.type === "tick") this.ticks++;
       const p = real(input);
       this.inflight.add(p);
@@ -62,47 +59,52 @@ class Harness {
   }
 
   static async open(dir: string, disk: Disk): Promise<Harness> {
-    const store = await DurableStore.open({
-      dir,
-      migrations: MIGRATIONS,
-      log: quiet,
-      faultHook: (point) => {
-        if (point !== "journal-written") return;
-        disk.trace?.push("journal-written");
-        if (disk.failing) throw new Error("EIO: the disk went away");
-      },
-    });
-    const repo = DomainRepository.open(store);
     // The sink and onError exist before the harness that records them.
     const ref: { self?: Harness } = {};
-    const scheduler = new Scheduler(repo, {
+    const engine = await Engine.open({
+      dir,
+      log: quiet,
       now: () => Date.now(),
       random: seededRandom(7),
-      sink: {
-        dispatch: (command) => {
-          const stats = store.stats();
-          ref.self?.trace.push(`dispatch ${command.commandId}`);
-          ref.self?.dispatched.push({
-            command,
-            durableSeq: stats.durableSeq,
-            lastSeq: stats.lastSeq,
-            pendingTransactions: stats.pendingTransactions,
-          });
+      store: {
+        faultHook: (point) => {
+          if (point !== "journal-written") return;
+          disk.trace?.push("journal-written");
+          if (disk.failing) throw new Error("EIO: the disk went away");
         },
-        cancel: (_workerId, commandId) => ref.self?.cancelled.push(commandId),
       },
-      onEvents: () => undefined,
       onError: (error) => ref.self?.errors.push(error),
     });
-    const self = new Harness(store, repo, scheduler, disk);
+    const store = engine.store;
+    engine.attach({
+      dispatch: (command) => {
+        const stats = store.stats();
+        ref.self?.trace.push(`dispatch ${command.commandId}`);
+        ref.self?.dispatched.push({
+          command,
+          durableSeq: stats.durableSeq,
+          lastSeq: stats.lastSeq,
+          pendingTransactions: stats.pendingTransactions,
+        });
+      },
+      cancel: (_workerId, commandId) => ref.self?.cancelled.push(commandId),
+      changed: () => undefined,
+      storeHealth: () => undefined,
+      livenessEnv: () => CONNECTED_ENV,
+    });
+    const self = new Harness(engine, disk);
     ref.self = self;
     disk.trace = self.trace;
     return self;
   }
 
+  get store() {
+    return this.engine.store;
+  }
+
   /** Applies an input the way the operations do; a refusal is a test error. */
   async apply(input: Input): Promise<void> {
-    const result = await this.scheduler.apply(input);
+    const result = await this.engine.apply(input);
     if (result.error) throw new Error(`${input.type}: ${result.error.code} ${result.error.message}`);
   }
 
@@ -122,9 +124,8 @@ class Harness {
   }
 
   async close(): Promise<void> {
-    this.scheduler.stop();
     await this.settle();
-    await this.store.close().catch(() => undefined);
+    await this.engine.close().catch(() => undefined);
     this.disk.trace = undefined;
   }
 }
@@ -135,7 +136,7 @@ interface Disk {
   trace: string[] | undefined;
 }
 
-describe("Scheduler over a real DurableStore", () => {
+describe("Engine over a real DurableStore", () => {
   let dir: string;
   let open: Harness[] = [];
   let disk: Disk;
@@ -177,9 +178,9 @@ describe("Scheduler over a real DurableStore", () => {
   }
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "orch-scheduler-"));
+    dir = mkdtempSync(join(tmpdir(), "orch-engine-"));
     disk = { failing: false, trace: undefined };
-    // Only the timers the scheduler uses, and Date for its injected clock; the store's I/O stays real.
+    // Only the timers the engine's deadline timer uses, and Date for its injected clock; the store's I/O stays real.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: T0 });
   });
 
@@ -226,7 +227,7 @@ describe("Scheduler over a real DurableStore", () => {
     it("a timer tick whose commit fails dispatches nothing and reports the error through onError", async () => {
       const h = await openHarness();
       await idleWorker(h, "w", { idleGraceMs: 5 * SECOND });
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 5 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 5 * SECOND);
       const before = h.commandIds();
       disk.failing = true;
 
@@ -248,7 +249,7 @@ describe("Scheduler over a real DurableStore", () => {
       await idleWorker(h, "c", { idleGraceMs: 9 * SECOND });
       const resumes = () => h.commandIds().filter((id) => !id.endsWith(":1:cmd"));
 
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 2 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 2 * SECOND);
       expect(vi.getTimerCount()).toBe(1);
 
       await h.advance(2 * SECOND - 1);
@@ -258,12 +259,12 @@ describe("Scheduler over a real DurableStore", () => {
       await h.advance(1);
       expect(h.ticks).toBe(1);
       expect(resumes()).toEqual(["b:2:cmd"]);
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 5 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 5 * SECOND);
       expect(vi.getTimerCount()).toBe(1);
 
       // A new deadline earlier than the armed one replaces it.
       await idleWorker(h, "d", { idleGraceMs: 1 * SECOND });
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 3 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 3 * SECOND);
       expect(vi.getTimerCount()).toBe(1);
 
       await h.advance(1 * SECOND - 1);
@@ -271,13 +272,13 @@ describe("Scheduler over a real DurableStore", () => {
       await h.advance(1);
       expect(h.ticks).toBe(2);
       expect(resumes()).toEqual(["b:2:cmd", "d:2:cmd"]);
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 5 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 5 * SECOND);
       expect(vi.getTimerCount()).toBe(1);
 
       await h.advance(2 * SECOND);
       expect(h.ticks).toBe(3);
       expect(resumes()).toEqual(["b:2:cmd", "d:2:cmd", "a:2:cmd"]);
-      expect(h.scheduler.nextWakeAt).toBe(T0 + 9 * SECOND);
+      expect(h.engine.nextWakeAt).toBe(T0 + 9 * SECOND);
       expect(vi.getTimerCount()).toBe(1);
 
       await h.advance(4 * SECOND);
@@ -297,7 +298,7 @@ describe("Scheduler over a real DurableStore", () => {
       });
       const due = T0 + 40 * DAY;
       expect(due - T0).toBeGreaterThan(MAX_TIMER_MS);
-      expect(h.scheduler.nextWakeAt).toBe(due);
+      expect(h.engine.nextWakeAt).toBe(due);
       expect(vi.getTimerCount()).toBe(1);
 
       // A delay over the limit is not clamped by Node but replaced by 1 ms: nothing may fire this early.
@@ -310,7 +311,7 @@ describe("Scheduler over a real DurableStore", () => {
       await h.advance(1);
       expect(h.ticks).toBe(1);
       expect(h.commandIds()).toEqual(["w:1:cmd"]);
-      expect(h.scheduler.nextWakeAt).toBe(due);
+      expect(h.engine.nextWakeAt).toBe(due);
       expect(vi.getTimerCount()).toBe(1);
 
       await h.advance(due - Date.now() - 1);
@@ -323,7 +324,7 @@ describe("Scheduler over a real DurableStore", () => {
     });
   });
 
-  describe("start-up rebuild (spec 13.1)", () => {
+  describe("start-up rebuild of deadlines from durable state", () => {
     it("re-arms the pending deadline from the store and issues no command again, submitted or not", async () => {
       const h1 = await openHarness();
       // "sched": a resume decided, durable and handed to the sink, but no result before the restart.
@@ -344,32 +345,34 @@ describe("Scheduler over a real DurableStore", () => {
       // "idle": went idle with a one-minute grace still running: the deadline to rebuild.
       await idleWorker(h1, "idle", { idleGraceMs: MINUTE });
       const due = Date.now() + MINUTE;
-      expect(h1.scheduler.nextWakeAt).toBe(due);
+      expect(h1.engine.nextWakeAt).toBe(due);
       await h1.close();
       expect(vi.getTimerCount()).toBe(0);
 
       vi.setSystemTime(Date.now() + 10 * SECOND);
+      // Opening rebuilt the timer and ran the start-up tick before the sink was attached; one more tick at the same
+      // instant, with the sink attached, shows that nothing is due or sent again.
       const h2 = await openHarness();
-      await h2.scheduler.start();
+      await h2.engine.apply({ type: "tick" });
       await h2.settle();
 
-      expect(h2.scheduler.nextWakeAt).toBe(due);
+      expect(h2.engine.nextWakeAt).toBe(due);
       expect(vi.getTimerCount()).toBe(1);
       // Start-up sends nothing: neither the submitted turn nor a new attempt for the one still in flight.
       expect(h2.dispatched).toEqual([]);
       expect(h2.cancelled).toEqual([]);
-      const workers = h2.repo.state.workers;
+      const workers = h2.engine.state.workers;
       expect(workers.sched?.current).toMatchObject({ seq: 2, state: "scheduled", commandId: "sched:2:cmd" });
       expect(workers.sub?.current).toMatchObject({ seq: 1, state: "submitted" });
       // What the bridge offers each executor on hello: the unsubmitted command, the same one, and nothing else.
-      expect(pendingCommands(workers)).toEqual([pending]);
+      expect(pendingCommands(h2.engine.state)).toEqual([pending]);
 
       await h2.advance(due - Date.now() - 1);
       expect(h2.dispatched).toEqual([]);
       await h2.advance(1);
       expect(h2.commandIds()).toEqual(["idle:2:cmd"]);
-      expect(h2.repo.state.workers.sched?.attemptCount).toBe(2);
-      expect(h2.repo.state.workers.sub?.attemptCount).toBe(1);
+      expect(h2.engine.state.workers.sched?.attemptCount).toBe(2);
+      expect(h2.engine.state.workers.sub?.attemptCount).toBe(1);
     });
   });
 
@@ -381,23 +384,23 @@ describe("Scheduler over a real DurableStore", () => {
       const sent = h.dispatched.at(-1)?.command;
       expect(sent).toMatchObject({ commandId: "w:2:cmd", deadlineAt: Date.now() + COMMAND_DEADLINE_MS });
       await h.apply({ type: "command.acked", workerId: "w", commandId: "w:2:cmd" });
-      const keepaliveAt = h.repo.state.workers.w?.keepaliveAt ?? 0;
+      const keepaliveAt = h.engine.state.workers.w?.keepaliveAt ?? 0;
       // The one timer waits for the keepalive (20–21 min), not for the command's deadline.
-      expect(h.scheduler.nextWakeAt).toBe(keepaliveAt);
+      expect(h.engine.nextWakeAt).toBe(keepaliveAt);
       expect(keepaliveAt).toBeGreaterThan(sent?.deadlineAt ?? Infinity);
       const ticks = h.ticks;
-      const events = h.repo.lastEventSeq;
+      const events = h.engine.lastEventSeq();
 
       await h.advance((sent?.deadlineAt ?? 0) - Date.now() + 1);
       await h.apply({ type: "tick" });
 
       // Past the deadline with an ack and no result: no timer fired, the tick changed nothing, nothing was resent.
       expect(h.ticks).toBe(ticks + 1);
-      expect(h.repo.lastEventSeq).toBe(events);
-      expect(h.repo.state.workers.w?.current).toMatchObject({ commandId: "w:2:cmd", state: "scheduled" });
+      expect(h.engine.lastEventSeq()).toBe(events);
+      expect(h.engine.state.workers.w?.current).toMatchObject({ commandId: "w:2:cmd", state: "scheduled" });
       expect(h.commandIds()).toEqual(["w:1:cmd", "w:2:cmd"]);
       // It is still what an executor is offered on hello; the executor refuses it as past its deadline.
-      expect(pendingCommands(h.repo.state.workers).map((c) => c.commandId)).toEqual(["w:2:cmd"]);
+      expect(pendingCommands(h.engine.state).map((c) => c.commandId)).toEqual(["w:2:cmd"]);
 
       await h.apply({
         type: "command.result",
@@ -406,14 +409,14 @@ describe("Scheduler over a real DurableStore", () => {
         outcome: "failed",
         errorCode: "DEADLINE_EXCEEDED",
       });
-      expect(h.repo.attempts("w").at(-1)).toMatchObject({
+      expect(h.engine.attempts("w").at(-1)).toMatchObject({
         id: "w:2",
         state: "cancelled",
         outcome: "not_delivered",
         errorCode: "DEADLINE_EXCEEDED",
       });
       // Not delivered: the wish to continue is kept but waits for the conversation to change, not resent at once.
-      expect(h.repo.state.workers.w?.intent).toMatchObject({ reasons: ["idle"] });
+      expect(h.engine.state.workers.w?.intent).toMatchObject({ reasons: ["idle"] });
       await h.apply({ type: "tick" });
       expect(h.commandIds()).toEqual(["w:1:cmd", "w:2:cmd"]);
 
@@ -425,7 +428,7 @@ describe("Scheduler over a real DurableStore", () => {
         type: "conversation.send",
         deadlineAt: Date.now() + COMMAND_DEADLINE_MS,
       });
-      expect(h.repo.state.workers.w?.pause).toBeUndefined();
+      expect(h.engine.state.workers.w?.pause).toBeUndefined();
     });
   });
 });

@@ -1,4 +1,4 @@
-// The skill archive (spec 27.5): packaged into a temp dir, read back with the same library.
+// The skill archive (skills/, docs/prompts.md): packaged into a temp dir, read back with the same library.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,7 +9,7 @@ import {
   packageSkill,
   parseSkillFrontmatter,
   SKILL_NAME,
-} from "../../../scripts/package-skill.ts";
+} from "../../../../scripts/package-skill.ts";
 
 const dirs: string[] = [];
 afterEach(async () => {

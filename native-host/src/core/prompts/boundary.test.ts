@@ -1,11 +1,12 @@
-// Spec 27.1/27.4 responsibility boundary: the skill is an output contract only, and no agent-facing prompt
-// talks about executor mechanics (Retry, browser state, execution-boundary detection, resume scheduling).
+// The responsibility boundary (docs/prompts.md, "What prompts never say"): the skill is an output contract only,
+// and no agent-facing prompt talks about executor mechanics (Retry, browser state, execution-boundary detection,
+// resume scheduling).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTINUATION_BLOCK_LINES, parseContinuationBlock } from "../../../shared/continuation-block.ts";
-import { DEFAULT_SKILL_DIR, parseSkillFrontmatter } from "../../../scripts/package-skill.ts";
-import type { AttemptReason } from "../core/model.ts";
+import { CONTINUATION_BLOCK_LINES, parseContinuationBlock } from "../../../../shared/continuation-block.ts";
+import { DEFAULT_SKILL_DIR, parseSkillFrontmatter } from "../../../../scripts/package-skill.ts";
+import type { AttemptReason } from "../model.ts";
 import { PROMPT_IDS, renderPrompt, renderTemplate } from "./render.ts";
 import { LANE, LANE_CTX, PROMPT_KINDS, request, ROOT_CTX, RUN } from "./test-fixtures.ts";
 
@@ -123,7 +124,7 @@ describe("responsibility boundary", () => {
 });
 
 describe("skills/durable-continuation-output/SKILL.md", () => {
-  it("has the spec 27.2 frontmatter", async () => {
+  it("has the name and description frontmatter", async () => {
     const fm = parseSkillFrontmatter(await skillMd());
     expect(fm.name).toBe("durable-continuation-output");
     expect(Object.keys(fm).sort()).toEqual(["description", "name"]);

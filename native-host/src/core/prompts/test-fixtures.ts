@@ -1,7 +1,7 @@
 // Test fixtures for the prompt templates: a run, /root and one lane, built by hand (no core needed).
-import { DEFAULT_CONTINUATION_POLICY } from "../../../shared/continuation-policy.ts";
-import type { PromptRequest } from "../core/effects.ts";
-import type { PromptKind, Run, Worker } from "../core/model.ts";
+import { DEFAULT_CONTINUATION_POLICY } from "../../../../shared/continuation-policy.ts";
+import type { PromptRequest } from "../effects.ts";
+import type { PromptKind, Run, Worker } from "../model.ts";
 import type { PromptContext } from "./templates.ts";
 
 export const PROMPT_KINDS: readonly PromptKind[] = [

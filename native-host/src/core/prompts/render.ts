@@ -1,9 +1,9 @@
 // renderPrompt: the text of an execution attempt's turn, from its PromptRequest and the durable records.
 // Pure: no I/O, no clock, no transcript content. The returned promptId is what an attempt records.
-import type { PromptRequest } from "../core/effects.ts";
-import type { PromptKind } from "../core/model.ts";
-import { effectivePolicy } from "../core/policy.ts";
-import { isRoot, laneEvents, TEMPLATES, type PromptContext, type PromptId } from "./templates.ts";
+import type { PromptRequest } from "../effects.ts";
+import type { DomainState, PromptKind, Worker } from "../model.ts";
+import { effectivePolicy } from "../policy.ts";
+import { isRoot, laneEvents, ROOT_PATH, TEMPLATES, type PromptContext, type PromptId } from "./templates.ts";
 
 export type { PromptContext, PromptId } from "./templates.ts";
 
@@ -23,7 +23,7 @@ export const PROMPT_VERSIONS = {
 } as const satisfies Readonly<Record<PromptKind, PromptId>>;
 
 /**
- * /root's variants (spec 15.5): a resume or keepalive woken by child-lane events becomes a lane review
+ * /root's variants: a resume or keepalive woken by child-lane events becomes a lane review
  * (`wake`); a keepalive without them becomes a run-level checkpoint (`keepalive`).
  */
 export const ROOT_PROMPT_VERSIONS = {
@@ -34,7 +34,7 @@ export const ROOT_PROMPT_VERSIONS = {
 /** Every template id that exists, current or superseded; ids are never reused. */
 export const PROMPT_IDS: readonly PromptId[] = Object.keys(TEMPLATES) as PromptId[];
 
-/** Zero-setup mode (issue 8): an adopted conversation's first turn, and turns of a block-driven worker. */
+/** Zero-setup mode (no MCP connector): an adopted conversation's first turn, and turns of a block-driven worker. */
 export const BLOCK_PROMPT_VERSIONS = {
   bootstrap: "adopt-bootstrap@1",
   resume: "block-resume@1",
@@ -64,4 +64,24 @@ export function renderPrompt(request: PromptRequest, ctx: PromptContext): Render
 /** Renders a specific (possibly superseded) template, e.g. to reproduce what an old attempt was sent. */
 export function renderTemplate(promptId: PromptId, request: PromptRequest, ctx: PromptContext): string {
   return TEMPLATES[promptId](request, ctx);
+}
+
+/**
+ * The text an attempt's command carries: the template version the core chose and stored on the attempt (so the record
+ * matches the text), or the current choice for a request that names none.
+ */
+export function renderCommandPrompt(request: PromptRequest, ctx: PromptContext): RenderedPrompt {
+  const id = request.promptId;
+  if (id !== undefined && (PROMPT_IDS as readonly string[]).includes(id)) {
+    return { promptId: id as PromptId, text: renderTemplate(id as PromptId, request, ctx) };
+  }
+  return renderPrompt(request, ctx);
+}
+
+/** What a worker's prompts are rendered from: the worker, its run and the run's /root; undefined without its run. */
+export function promptContextOf(state: DomainState, worker: Worker): PromptContext | undefined {
+  const run = state.runs[worker.runId];
+  if (!run) return undefined;
+  const root = Object.values(state.workers).find((r) => r.runId === run.id && r.path === ROOT_PATH);
+  return { worker, run, ...(root ? { rootWorker: root } : {}) };
 }

@@ -1,5 +1,6 @@
-// Named crash points for the restart matrix (spec 26.2): ORCHESTRATOR_FAULT=<point>[:<hit>] makes the process
-// SIGKILL itself the <hit>-th time it reaches <point>. Without the variable every call is a no-op.
+// Named crash points for the restart matrix (test/host/restart-matrix.test.ts): ORCHESTRATOR_FAULT=<point>[:<hit>]
+// makes the process SIGKILL itself the <hit>-th time it reaches <point>. Without the variable every call is a no-op.
+// It lives with the engine (the bridge imports it from here) so neither imports the host above them.
 export type FaultPoint =
   | "idle-received" // 1. an idle report arrived, not yet applied
   | "resume-scheduled" // 2. a resume attempt is durable, not yet sent to the executor
