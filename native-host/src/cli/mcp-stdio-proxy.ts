@@ -4,10 +4,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CliContext } from "../cli/context.ts";
 import { loadHostConfig } from "../config/host-config.ts";
+import { STATUS_FILE, type HostStatus } from "../host/status-file.ts";
 import { resolveDataDir } from "../store/data-dir.ts";
-import { STATUS_FILE, type HostStatus } from "./status-file.ts";
+import type { CliContext } from "./context.ts";
 
 export async function runMcpProxyCommand(_args: readonly string[], ctx: CliContext): Promise<number> {
   const dir = resolveDataDir(ctx.env);

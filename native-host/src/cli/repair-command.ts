@@ -2,12 +2,12 @@
 // missing from its files, after the operator confirmed, and records the loss as an event in every active run.
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { Backend } from "../backend/backend.ts";
-import { UsageError } from "../cli/browsers.ts";
-import type { CliContext } from "../cli/context.ts";
+import { Engine } from "../engine/engine.ts";
+import { ownerOptionsFromEnv } from "../host/host-entry.ts";
 import { isStoreError } from "../store/store-error.ts";
 import type { StoreLoss } from "../store/store-types.ts";
-import { ownerOptionsFromEnv } from "./host-entry.ts";
+import { UsageError } from "./browsers.ts";
+import type { CliContext } from "./context.ts";
 
 export async function runRepairCommand(args: readonly string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -44,9 +44,9 @@ export async function runRepairCommand(args: readonly string[], ctx: CliContext)
       rl.close();
     }
   };
-  let backend: Backend;
+  let backend: Engine;
   try {
-    backend = await Backend.open({ dir, log, store: { acceptLoss: confirm } });
+    backend = await Engine.open({ dir, log, store: { acceptLoss: confirm } });
   } catch (error) {
     if (isStoreError(error, "STORE_LOCKED")) {
       ctx.err(

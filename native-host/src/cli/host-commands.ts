@@ -1,13 +1,13 @@
 // The process-running CLI commands: `native-host` (launched by the browser), `serve` and `status`.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CliContext } from "../cli/context.ts";
-import { isPidAlive } from "../cli/doctor.ts";
+import { fileLogger } from "../host/file-logger.ts";
+import { ownerOptionsFromEnv } from "../host/host-entry.ts";
+import { runNativeHost, runServe } from "../host/native-host-command.ts";
+import { STATUS_FILE, type HostStatus } from "../host/status-file.ts";
 import { readOwnerInfo } from "../store/owner-lock.ts";
-import { fileLogger } from "./file-logger.ts";
-import { ownerOptionsFromEnv } from "./host-entry.ts";
-import { runNativeHost, runServe } from "./native-host-command.ts";
-import { STATUS_FILE, type HostStatus } from "./status-file.ts";
+import type { CliContext } from "./context.ts";
+import { isPidAlive } from "./process-alive.ts";
 
 /**
  * The browser passes its caller as arguments (Chrome: the extension origin; Firefox: the manifest path and
