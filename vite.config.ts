@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import webExtension from "vite-plugin-web-extension";
 import { defineConfig } from "vitest/config";
-import { DEFAULT_FIREFOX_EXTENSION_ID } from "./native-host/src/cli/extension-ids.ts";
+import { DEFAULT_FIREFOX_EXTENSION_ID } from "./shared/extension-ids.ts";
 
 const root = import.meta.dirname;
 const TARGETS = ["chrome", "firefox"] as const;
@@ -28,14 +28,56 @@ function extensionManifest(): Record<string, unknown> {
 }
 
 export default defineConfig(({ command, mode }) => {
+  // The Vitest projects (CONTRIBUTING.md says which to run when): `unit` and `unit-dom` need no browser and spawn no
+  // host (`npm run test:unit` runs both); `host` drives the host as a spawned process, the store on disk, MCP over HTTP
+  // and the packaged build; `e2e` drives Debian's Chromium and Firefox with the built extension. `npm test` runs all.
+  const projects = [
+    {
+      extends: true as const,
+      test: {
+        name: "unit",
+        include: [
+          "native-host/**/*.test.ts",
+          "shared/**/*.test.ts",
+          "test/docs/**/*.test.ts",
+          "test/tooling/**/*.test.ts",
+        ],
+        // The fast loop: these files are plain Node and leave no global state behind, so one module graph per thread is
+        // safe and saves a third of the run. The DOM files below keep their isolation (happy-dom, IndexedDB fakes).
+        pool: "threads" as const,
+        isolate: false,
+      },
+    },
+    {
+      extends: true as const,
+      test: {
+        name: "unit-dom",
+        include: ["extension/**/*.test.ts", "test/extension/**/*.test.{ts,tsx}"],
+        exclude: ["test/extension/build.test.ts"],
+        pool: "threads" as const,
+      },
+    },
+    {
+      extends: true as const,
+      test: {
+        name: "host",
+        include: [
+          "test/host/**/*.test.ts",
+          "test/store/**/*.test.ts",
+          "test/mcp/**/*.test.ts",
+          "test/cli/**/*.test.ts",
+          "test/package/**/*.test.ts",
+          "test/extension/build.test.ts",
+        ],
+      },
+    },
+    {
+      extends: true as const,
+      test: { name: "e2e", include: ["test/e2e/**/*.test.ts", "test/fake-chatgpt/**/*.test.ts"] },
+    },
+  ];
   const test = {
-    include: [
-      "native-host/**/*.test.ts",
-      "shared/**/*.test.ts",
-      "extension/**/*.test.ts",
-      "test/**/*.test.ts",
-      "test/**/*.test.tsx",
-    ],
+    projects,
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks" as const,
@@ -70,7 +112,7 @@ export default defineConfig(({ command, mode }) => {
         disableAutoLaunch: true,
         // The dashboard is opened by the popup, not named in the manifest.
         additionalInputs: ["extension/dashboard/dashboard.html"],
-        // Validation downloads a schema from the network; the build must work offline (research/e2e-recipe §9).
+        // Validation downloads a schema from the network; the build must work offline (docs/extension.md, "Build").
         skipManifestValidation: true,
         printSummary: false,
       }),

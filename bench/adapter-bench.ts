@@ -1,5 +1,5 @@
-// bench:adapter (issue 4): the content adapter in real headless Chromium over a 1,000-turn conversation streaming
-// on the fake chatgpt.com. Prints its time per mutation batch (target p99 ≤ 1 ms) and its state reports per real
+// bench:adapter (docs/adapter.md, "Benchmark"): the content adapter in real headless Chromium over a 1,000-turn
+// conversation streaming on the fake chatgpt.com. Prints its time per mutation batch (target p99 ≤ 1 ms) and its state reports per real
 // transition (target exactly 1). The adapter submits every turn itself, as on a resume. Last line: JSON.
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";

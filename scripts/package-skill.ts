@@ -1,6 +1,6 @@
-// Packages skills/durable-continuation-output into dist/skills/durable-continuation-output.zip (spec 27.5):
-// an uploadable Agent Skills archive holding the folder `durable-continuation-output/` with SKILL.md at its
-// root and nothing but the skill's own files. Usage: `npm run package:skill [-- --out <dir>]`.
+// Packages skills/durable-continuation-output into dist/skills/durable-continuation-output.zip
+// (docs/prompts.md, "Packaging"): an uploadable Agent Skills archive holding the folder
+// `durable-continuation-output/` with SKILL.md at its root and nothing but the skill's own files. Usage: `npm run package:skill [-- --out <dir>]`.
 import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

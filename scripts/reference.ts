@@ -1,5 +1,5 @@
 // Renders the two generated references (docs/reference/): the native-message protocol from the shared zod schemas
-// and the MCP tool list from the operation definitions. `npm run docs:reference` writes them; a test fails when the
+// and the MCP tool list from the operations contract (shared/operations/). `npm run docs:reference` writes them; a test fails when the
 // committed files differ from what the code renders, so a new tool or message cannot ship undocumented.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -12,7 +12,7 @@ import {
   MAX_HOST_MESSAGE_BYTES,
   PROTOCOL_VERSION,
 } from "../shared/native-messages.ts";
-import { ALL_OPERATIONS } from "../native-host/src/operations/all-operations.ts";
+import { OPERATION_CONTRACTS, type OperationContract } from "../shared/operations/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 export const PROTOCOL_REFERENCE = path.join(ROOT, "docs/reference/protocol.md");
@@ -21,7 +21,7 @@ export const TOOL_REFERENCE = path.join(ROOT, "docs/reference/mcp-tools.md");
 /** One sentence per message kind: what it is for. A kind missing here stops the generator (see the test). */
 const MESSAGE_PURPOSE: Readonly<Record<string, string>> = {
   hello:
-    "First message on every (re)connected port: the executor's identity, the bindings it verified and the journal phase of every command it has not finished (spec 12.4, 13.2).",
+    "First message on every (re)connected port: the executor's identity, the bindings it verified and the journal phase of every command it has not finished (a crash may have left it half done).",
   "command.ack": "The executor accepted a command into its durable journal.",
   "command.result":
     "A command ended: `submitted` (the user turn is in the conversation) or `failed` with an error code; `AMBIGUOUS_SUBMISSION` when delivery is unknown.",
@@ -63,8 +63,13 @@ type JsonSchema = {
   default?: unknown;
 };
 
-function toJson(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+function toJson(schema: z.ZodType, io: "input" | "output" = "input"): JsonSchema {
+  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+}
+
+/** The closed list of error codes is listed once, at the end of the protocol reference, not in every table. */
+function isErrorCodeList(values: readonly unknown[]): boolean {
+  return values.length === ERROR_CODES.length && ERROR_CODES.every((c) => values.includes(c));
 }
 
 function limits(s: JsonSchema): string {
@@ -76,12 +81,15 @@ function limits(s: JsonSchema): string {
   if (s.maximum !== undefined && s.maximum !== Number.MAX_SAFE_INTEGER) parts.push(`≤ ${s.maximum}`);
   if (s.maxItems !== undefined) parts.push(`at most ${s.maxItems} items`);
   if (s.pattern !== undefined) parts.push(`pattern \`${s.pattern}\``);
-  if (s.default !== undefined) parts.push(`default \`${JSON.stringify(s.default)}\``);
+  // An error code's default is what a reader makes of a code it does not know (see Error codes), not a default.
+  if (s.enum && isErrorCodeList(s.enum)) parts.push("a code this side does not know reads as `INTERNAL`");
+  else if (s.default !== undefined) parts.push(`default \`${JSON.stringify(s.default)}\``);
   return parts.join(", ");
 }
 
 function typeName(s: JsonSchema): string {
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
+  if (s.enum && isErrorCodeList(s.enum)) return "error code";
   if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(" \\| ");
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives) return alternatives.map(typeName).join(" \\| ");
@@ -169,31 +177,56 @@ ${section(hostMessageSchema.options, fixtures.host)}
 
 ## Error codes
 
-Errors cross the boundary as \`{ "code": "…", "message": "…" }\`. Codes: ${ERROR_CODES.map((c) => `\`${c}\``).join(", ")}.
+Errors cross the boundary as \`{ "code": "…", "message": "…" }\` with a code from this closed list
+(\`shared/error-codes.ts\`); a reader maps a code it does not know (from a newer peer) to \`INTERNAL\` and keeps the
+message. \`errorCode\` fields (what a page showed, why a command failed) use codes of the same list but stay plain
+strings on the wire, so a page code a newer extension adds reaches the host as it is (shown as a page error). Codes:
+${ERROR_CODES.map((c) => `\`${c}\``).join(", ")}.
 `;
   return format(markdown, PROTOCOL_REFERENCE);
 }
 
 /** All four hints, in the order of the MCP spec, with their values (every tool sets each one explicitly). */
-function hints(a: (typeof ALL_OPERATIONS)[number]["annotations"]): string {
+function hints(a: OperationContract["annotations"]): string {
   const order = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
   return order.map((k) => `\`${k}: ${a[k]}\``).join(", ");
 }
 
+/** The answer's top-level fields (nested records are described where they are defined: shared/operations/). */
+function answerTable(s: JsonSchema): string {
+  const required = new Set(s.required ?? []);
+  const body = Object.entries(s.properties ?? {}).map(
+    ([name, prop]) =>
+      `| \`${name}\` | ${typeName(prop)} | ${required.has(name) ? "yes" : "no"} | ${(prop.description ?? "").replaceAll("|", "\\|")} |`,
+  );
+  return ["| field | type | always | notes |", "| --- | --- | --- | --- |", ...body].join("\n");
+}
+
+const UI_USE: Readonly<Record<OperationContract["ui"], string>> = {
+  none: "MCP only.",
+  pages: "Also called by the extension's pages (popup, dashboard, settings).",
+  "pages-and-overlay":
+    "Also called by the extension's pages and by the in-page overlay (for its own tab's worker).",
+  "via-background":
+    "Also called by the extension's pages and overlay through the background, which names the tab's conversation.",
+};
+
 export async function renderToolReference(): Promise<string> {
-  const tools = ALL_OPERATIONS.map((op) =>
+  const tools = OPERATION_CONTRACTS.map((op) =>
     [
       `### \`${op.name}\` — ${op.title}`,
       op.description,
-      `Annotations: ${hints(op.annotations)}.`,
+      `Annotations: ${hints(op.annotations)}. ${UI_USE[op.ui]}`,
       fieldTable(toJson(z.object(op.input).strict())),
+      "Answer:",
+      answerTable(toJson(op.output, "output")),
     ].join("\n\n"),
   ).join("\n\n");
-  const markdown = `<!-- Generated by \`npm run docs:reference\` from native-host/src/operations/. Do not edit by hand. -->
+  const markdown = `<!-- Generated by \`npm run docs:reference\` from shared/operations/. Do not edit by hand. -->
 
 # MCP tool reference
 
-${ALL_OPERATIONS.length} tools, served over Streamable HTTP on 127.0.0.1 (\`/mcp\` with a bearer token, or
+${OPERATION_CONTRACTS.length} tools, served over Streamable HTTP on 127.0.0.1 (\`/mcp\` with a bearer token, or
 \`/mcp/<token>\` for ChatGPT connectors) and over stdio by \`orchestrator mcp\`; see [mcp.md](../mcp.md). The popup
 and dashboard call the same operations through the extension. Every tool validates its input; a bad call answers
 an \`isError\` result with a \`{code, message}\` and changes nothing.

@@ -1,5 +1,5 @@
 // Where a new conversation may start besides the plain new chat: a Custom GPT's or a project's page on chatgpt.com
-// (research/chatgpt-dom.md §6). Checked by the host when a worker is spawned and again by the extension before it
+// (docs/adapter.md). Checked by the host when a worker is spawned and again by the extension before it
 // opens the tab, so nothing else is ever opened for a command.
 
 /** `/g/g-<id>-<slug>` (a GPT) or `/g/g-p-<hex>-<slug>/project` (a project), optionally with a trailing slash. */

@@ -1,4 +1,4 @@
-// The extension's block report (issue 8): only the final block of the response counts, no text leaves but a
+// The extension's block report: only the final block of the response counts, no text leaves but a
 // blocked block's bounded summary, the progress hash follows current:/next: only, and the schema is strict.
 import { describe, expect, it } from "vitest";
 import {

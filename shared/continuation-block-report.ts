@@ -1,22 +1,22 @@
-// What the extension reports about the continuation-state block of the newest assistant turn (issue 8):
+// What the extension reports about the continuation-state block of the newest assistant turn (zero-setup mode):
 // the parse result, the status, a hash of current:/next: (progress without storing text) and, only for
 // `blocked`, a bounded summary that becomes the Needs-you question. Schema shared by host and extension.
 import { z } from "zod";
 import {
-  CONTINUATION_STATUSES,
+  continuationStatusSchema,
   parseContinuationBlock,
   type ContinuationBlock,
   type ContinuationBlockError,
 } from "./continuation-block.ts";
 
-/** The blocked summary is the agent's message to the person (spec 27.3); bounded like a worker_await_human reason. */
+/** The blocked summary is the agent's message to the person; bounded like a worker_await_human reason. */
 export const MAX_BLOCKED_SUMMARY_CHARS = 500;
 
 export const continuationBlockReportSchema = z.discriminatedUnion("result", [
   z
     .object({
       result: z.literal("block"),
-      status: z.enum(CONTINUATION_STATUSES as ["working", "complete", "blocked"]),
+      status: continuationStatusSchema,
       /** SHA-256 (hex) of the block's `current:` and `next:` values: changes count as progress. */
       progressHash: z.string().regex(/^[0-9a-f]{64}$/),
       /** Only with `blocked`. */

@@ -1,4 +1,4 @@
-// parseContinuationBlock: only the final block of a response counts (spec 27.2/27.3).
+// parseContinuationBlock: only the final block of a response counts (docs/continuation-core.md).
 import { describe, expect, it } from "vitest";
 import { isContinuationBlock, parseContinuationBlock } from "./continuation-block.ts";
 

@@ -1,11 +1,14 @@
-// The end-of-response continuation-state block (spec 27.2): its canonical lines and a tolerant parser.
+// The end-of-response continuation-state block (docs/continuation-core.md): its canonical lines and a tolerant parser.
 // Shared because the host renders the block into prompts and the extension parses the newest assistant turn.
+import { z } from "zod";
 
-export type ContinuationStatus = "working" | "complete" | "blocked";
+/** What the agent says of its work at the end of each response; a signal only, the worker's state is authoritative. */
+export const continuationStatusSchema = z.enum(["working", "complete", "blocked"]);
+export type ContinuationStatus = z.infer<typeof continuationStatusSchema>;
 
-export const CONTINUATION_STATUSES: readonly ContinuationStatus[] = ["working", "complete", "blocked"];
+export const CONTINUATION_STATUSES: readonly ContinuationStatus[] = continuationStatusSchema.options;
 
-/** The block exactly as spec 27.2 gives it; prompts and the skill show these four lines. */
+/** The block exactly as prompts and the skill show it: these four lines. */
 export const CONTINUATION_BLOCK_LINES: readonly string[] = [
   "status: working | complete | blocked",
   "summary:",

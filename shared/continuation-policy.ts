@@ -1,4 +1,4 @@
-// ContinuationPolicy (spec 7.1): the zod schema is the single definition; host and extension infer types from it.
+// ContinuationPolicy (docs/continuation-core.md): the zod schema is the single definition; host and extension infer types from it.
 import { z } from "zod";
 
 const MINUTE_MS = 60_000;
@@ -19,7 +19,7 @@ export const continuationPolicySchema = z
     stallWarningAfterNoProgressMs: threshold,
     stallPauseAfterNoProgressMs: threshold,
     /**
-     * What may end or block the worker (issue 8): `mcp` only the worker tools (the continuation-state block
+     * What may end or block the worker: `mcp` only the worker tools (the continuation-state block
      * is advisory); `output_block` the block of each response (complete / blocked / working); `either` both.
      */
     completionSignal: z.enum(["mcp", "output_block", "either"]),
@@ -41,8 +41,8 @@ export const policyPatchSchema = continuationPolicySchema.partial().strict();
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
 /**
- * Spec 7.1 recommended defaults. `mode` stays manual so nothing resumes on its own until a run or a
- * person turns Auto Resume on (spec 25: existing and migrated work defaults conservatively).
+ * The recommended defaults. `mode` stays manual so nothing resumes on its own until a run or a
+ * person turns Auto Resume on (existing and migrated work defaults conservatively).
  */
 export const DEFAULT_CONTINUATION_POLICY: ContinuationPolicy = Object.freeze({
   mode: "manual",

@@ -1,4 +1,4 @@
-// The host's own settings as the extension's settings page sees them (issue 6): MCP port, URL, connector URL and
+// The host's own settings as the extension's settings page sees them: MCP port, URL, connector URL and
 // token (shown masked unless revealed), rotated on request. Carried by `ui.request` ops that only the browser's
 // native port answers: they are not operations, so no MCP client can read or rotate the token through them.
 import { z } from "zod";

@@ -1,7 +1,14 @@
-// The executor protocol (architecture §7): zod schemas of every native message; types are inferred from them.
+// The executor protocol (docs/reference/protocol.md): zod schemas of every native message; types are inferred from them.
 import { z } from "zod";
 import { continuationBlockReportSchema } from "./continuation-block-report.ts";
 import { errorSchema } from "./error-codes.ts";
+import {
+  bindingStateSchema,
+  commandTypeSchema,
+  conversationStateSchema as observedState,
+  journalPhaseSchema,
+} from "./executor-states.ts";
+import { continuationStatusSchema } from "./continuation-block.ts";
 
 /** Bumped on any incompatible change; `hello` and `welcome` carry it and a mismatch is refused. */
 export const PROTOCOL_VERSION = 1;
@@ -14,14 +21,6 @@ export const MAX_GENERATING_LIMIT = 20;
 
 const id = z.string().min(1).max(200);
 const maxGenerating = z.number().int().min(1).max(MAX_GENERATING_LIMIT);
-const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
-/**
- * Where the worker's conversation is open in this browser (docs/extension.md, "Bindings"): `bound` (a tab shows it),
- * `detached` (no tab shows it now; the browser reopens it in a background tab for the next command), `closed` (no tab
- * shows it and reopening is turned off: a person reopens it), `unavailable` (lost and not recoverable by itself).
- */
-const bindingState = z.enum(["bound", "detached", "unavailable", "closed"]);
-const journalPhase = z.enum(["received", "submission-started", "submitted", "completed", "failed"]);
 const url = z.string().max(2_000);
 
 // ── extension → host ────────────────────────────────────────────────────────────────────────────
@@ -39,11 +38,11 @@ export const helloSchema = z
         z
           .object({
             workerId: id,
-            binding: bindingState,
+            binding: bindingStateSchema,
             url: url.optional(),
             observed: z
               .object({
-                state: conversationState,
+                state: observedState,
                 seq: z.number().int().nonnegative(),
                 errorCode: z.string().optional(),
               })
@@ -53,14 +52,14 @@ export const helloSchema = z
           .strict(),
       )
       .max(1_000),
-    /** Journal phases of every command the extension has not reported as finished (spec 12.4). */
+    /** Journal phases of every command the extension has not reported as finished (a crash may have left it half done). */
     journal: z
       .array(
         z
           .object({
             commandId: id,
             workerId: id,
-            phase: journalPhase,
+            phase: journalPhaseSchema,
             errorCode: z.string().optional(),
             url: url.optional(),
           })
@@ -97,14 +96,14 @@ export const conversationStateSchema = z
   .object({
     kind: z.literal("conversation.state"),
     workerId: id,
-    state: conversationState,
+    state: observedState,
     /** Per-worker sequence; the host ignores reports not newer than the last one applied. */
     seq: z.number().int().nonnegative(),
     errorCode: z.string().max(100).optional(),
     url: url.optional(),
-    /** Parsed `status:` of the newest continuation-state block (spec 27.3): one signal, never authority. */
-    continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
-    /** With an idle/ready report after a turn: the newest assistant turn's block (issue 8, `continuationBlockReport`). */
+    /** Parsed `status:` of the newest continuation-state block: one signal, never authority. */
+    continuationStatus: continuationStatusSchema.optional(),
+    /** With an idle/ready report after a turn: the newest assistant turn's block (`continuationBlockReport`). */
     continuationBlock: continuationBlockReportSchema.optional(),
     /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so. */
     resetAt: z.number().int().positive().optional(),
@@ -117,7 +116,7 @@ export const conversationStateSchema = z
   .strict();
 
 export const bindingSchema = z
-  .object({ kind: z.literal("binding"), workerId: id, binding: bindingState, url: url.optional() })
+  .object({ kind: z.literal("binding"), workerId: id, binding: bindingStateSchema, url: url.optional() })
   .strict();
 
 export const uiRequestSchema = z
@@ -166,7 +165,7 @@ export const promptSchema = z
 export const commandSchema = z
   .object({
     kind: z.literal("command"),
-    type: z.enum(["conversation.create", "conversation.send", "conversation.steer"]),
+    type: commandTypeSchema,
     commandId: id,
     /** Derived from the execution attempt, so a redelivered command is recognised by the journal. */
     idempotencyKey: z.string().max(300),

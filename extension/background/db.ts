@@ -1,6 +1,9 @@
-// The extension's only durable state (spec 19), in IndexedDB through Dexie: the command journal, worker→tab
-// bindings, the last observed state per worker, and local preferences/executor settings. Never a transcript,
-// never continuation policy: those belong to the host.
+// The extension's only durable state, in IndexedDB through Dexie (docs/extension.md, "What the extension stores"):
+// the command journal, worker→tab bindings, the last observed state per worker, and local preferences/executor
+// settings. Never a transcript, never continuation policy: those belong to the host. Each table has one owning
+// module in the background (docs/extension.md, "Background modules").
+import type { ContinuationStatus } from "../../shared/continuation-block.ts";
+import type { BindingState, ConversationState } from "../../shared/executor-states.ts";
 import { Dexie, type DexieOptions, type Table } from "dexie";
 import {
   advance,
@@ -15,7 +18,7 @@ import {
  * Where the worker's conversation is open (docs/extension.md, "Bindings"): `bound` (in `tabId`), `detached` (no tab
  * shows it; reopened for the next command), `closed` (no tab shows it and reopening is off), `unavailable` (lost).
  */
-export type BindingState = "bound" | "detached" | "closed" | "unavailable";
+export type { BindingState };
 
 export interface BindingRecord {
   readonly workerId: string;
@@ -32,12 +35,12 @@ export interface BindingRecord {
 
 export interface ObservedRecord {
   readonly workerId: string;
-  readonly state: "ready" | "generating" | "idle" | "error" | "closed";
+  readonly state: ConversationState;
   /** Per-worker sequence of the report; strictly increasing across restarts. */
   readonly seq: number;
   readonly errorCode?: string;
   readonly url?: string;
-  readonly continuationStatus?: "working" | "complete" | "blocked";
+  readonly continuationStatus?: ContinuationStatus;
   readonly at: number;
 }
 
@@ -64,7 +67,7 @@ export class OrchestratorDb extends Dexie {
   constructor(options: DbOptions = {}) {
     super(options.name ?? DB_NAME, {
       // Chrome 121+ commits readwrite transactions "relaxed" by default: a journal phase could be reported as
-      // stored before it is on disk. Every transaction of this database is strict (research/reliability.md §3).
+      // stored before it is on disk. Every transaction of this database is strict.
       chromeTransactionDurability: "strict",
       ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),

@@ -1,6 +1,7 @@
-// The command journal (spec 12.4, 19): one record per command the host sent, advanced through its phases by a
-// pure state machine. It is the executor's memory across restarts and its outbox: what the host has not been
-// told yet is told in the next `hello`.
+// The command journal (docs/extension.md, "Journal phases and recovery"): one record per command the host sent,
+// advanced through its phases by a pure state machine. It is the executor's memory across restarts: what the host
+// has not been told yet is told in the next `hello`. Stored by the command runner (command-runner.ts).
+import type { JournalPhase } from "../../shared/executor-states.ts";
 import type { CommandMessage } from "../../shared/native-messages.ts";
 
 /**
@@ -11,7 +12,7 @@ import type { CommandMessage } from "../../shared/native-messages.ts";
  * - `completed`: the host was sent `command.result` (submitted).
  * - `failed`: ended with an error code (`resultSent` tells whether the host was told).
  */
-export type JournalPhase = "received" | "submission-started" | "submitted" | "completed" | "failed";
+export type { JournalPhase };
 
 const NEXT: Readonly<Record<JournalPhase, readonly JournalPhase[]>> = {
   received: ["submission-started", "failed"],
@@ -118,7 +119,7 @@ export function advance(
   return next;
 }
 
-/** The phase the host is told in `hello` (architecture §7; docs/host.md). */
+/** The phase the host is told in `hello` (docs/extension.md, "Journal phases and recovery"; docs/host.md). */
 export function helloPhase(entry: JournalEntry, inFlightHere: boolean): JournalPhase {
   // A submission this very process is still carrying out is not ambiguous: the host is told the executor still
   // holds it ("received": it waits for the result), which follows the moment the page answers.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExtensionApi, NativePort } from "../lib/browser-api.ts";
-import { NATIVE_HOST_NAME } from "../../native-host/src/cli/extension-ids.ts";
+import { NATIVE_HOST_NAME } from "../../shared/extension-ids.ts";
 import { NativeConnection, type ConnectionHealth, type Timers } from "./native-connection.ts";
 import { FakeEvent, MemoryLogger } from "../../test/extension/fake-browser.ts";
 

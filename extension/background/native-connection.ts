@@ -7,7 +7,7 @@ import {
   type ExtensionMessage,
   type HostMessage,
 } from "../../shared/native-messages.ts";
-import { NATIVE_HOST_NAME } from "../../native-host/src/cli/extension-ids.ts";
+import { NATIVE_HOST_NAME } from "../../shared/extension-ids.ts";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "../lib/backoff.ts";
 import type { ExtensionApi, NativePort } from "../lib/browser-api.ts";
 import { errorText, type Logger } from "../lib/logger.ts";

@@ -1,5 +1,6 @@
-// Who may talk to the background (research/reliability.md §3): a content script of this extension, in the top
-// frame of a tab on https://chatgpt.com; or a page of this extension (popup, dashboard, options).
+// Who may talk to the background (a page is less trusted than the background): a content script of this
+// extension, in the top frame of a tab on https://chatgpt.com; or a page of this extension (popup, dashboard,
+// options).
 import type { MessageSender } from "../lib/browser-api.ts";
 import { CHATGPT_ORIGIN, parseUrl } from "../lib/chatgpt-url.ts";
 

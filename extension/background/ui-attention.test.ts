@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { livenessOf } from "../../shared/liveness.ts";
 import { NOW, worker } from "../../test/extension/ui-kit.ts";
-import type { WorkerView } from "../ui/view-models.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 import { Attention, attentionKey, attentionMessage } from "./ui-attention.ts";
 
 describe("attentionKey", () => {

@@ -4,7 +4,8 @@ import { errorText, type Logger } from "../lib/logger.ts";
 import { workerName } from "../ui/format.ts";
 import { livenessLine } from "../ui/liveness-words.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
-import { summarySchema, type WorkerView } from "../ui/view-models.ts";
+import { UI_SUMMARY } from "../../shared/operations/ui.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 import type { ConnectionHealth } from "./native-connection.ts";
 
 export interface AttentionApi {
@@ -86,7 +87,7 @@ export class Attention {
         return;
       }
       const reply = await this.opts.request("ui_summary");
-      const parsed = reply.ok ? summarySchema.safeParse(reply.result) : undefined;
+      const parsed = reply.ok ? UI_SUMMARY.output.safeParse(reply.result) : undefined;
       if (!parsed?.success) {
         this.opts.log.warn(`badge: ${reply.error?.message ?? "unexpected ui_summary result"}`);
         return;

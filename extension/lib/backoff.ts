@@ -1,4 +1,5 @@
-// Capped exponential backoff with jitter for reconnecting the native port (research/reliability.md §2).
+// Capped exponential backoff with jitter for reconnecting the native port (docs/extension.md, "The native port
+// and its health").
 
 export interface BackoffPolicy {
   /** Ceiling of the first delay. */

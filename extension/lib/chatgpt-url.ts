@@ -1,4 +1,4 @@
-// chatgpt.com URLs: which conversation a tab shows (research/chatgpt-dom.md §6).
+// chatgpt.com URLs: which conversation a tab shows (docs/adapter.md, the reported URL).
 
 export const CHATGPT_ORIGIN = "https://chatgpt.com";
 export const NEW_CHAT_URL = `${CHATGPT_ORIGIN}/`;

@@ -1,6 +1,7 @@
 // The content script's glue between the ChatGPT page adapter and runtime messaging: it forwards the adapter's
 // coalesced observations to the background and answers the background's ping/submit/status/marker requests.
-// It decides nothing about turns; it only observes and submits when told to (spec 12.1).
+// It decides nothing about turns; it only observes and submits when told to: the native host is the scheduler
+// (docs/extension.md).
 import { blockReportFromParse } from "../../shared/continuation-block-report.ts";
 import type { ContinuationBlock, ContinuationBlockError } from "../../shared/continuation-block.ts";
 import type { ContentApi, MessageSender, SendResponse } from "./browser-api.ts";

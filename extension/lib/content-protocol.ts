@@ -1,17 +1,19 @@
 // Runtime messages between the background and the content script in a chatgpt.com tab, as zod schemas. Both
-// sides parse what they receive: the content script runs beside an untrusted page (research/reliability.md §3).
+// sides parse what they receive: the content script runs beside an untrusted page (docs/extension.md, "Trust").
+import { conversationStateSchema } from "../../shared/executor-states.ts";
+import { continuationStatusSchema } from "../../shared/continuation-block.ts";
 import { z } from "zod";
 import { continuationBlockReportSchema } from "../../shared/continuation-block-report.ts";
 
 const text = (max: number) => z.string().max(max);
-const conversationState = z.enum(["ready", "generating", "idle", "error", "closed"]);
+const conversationState = conversationStateSchema;
 
 const stateReportShape = {
   state: conversationState,
   errorCode: text(100).optional(),
   url: text(2_000).optional(),
-  continuationStatus: z.enum(["working", "complete", "blocked"]).optional(),
-  /** With the report that ends an assistant turn: its block as a hashed report (zero-setup mode, issue 8). */
+  continuationStatus: continuationStatusSchema.optional(),
+  /** With the report that ends an assistant turn: its block as a hashed report (zero-setup mode, docs/prompts.md). */
   continuationBlock: continuationBlockReportSchema.optional(),
   /** With RATE_LIMITED / USAGE_CAP: when the page says the limit resets (epoch ms), if it says so (docs/adapter.md). */
   resetAt: z.number().int().positive().optional(),

@@ -1,4 +1,4 @@
-// Settings / Advanced (spec 17.4): configuration only, no runtime operations. Local preferences (overlay, the
+// Settings / Advanced: configuration only, no runtime operations. Local preferences (overlay, the
 // overlay's "Keep this conversation going" offer, notifications), reopening closed worker tabs, this browser's
 // concurrency limit, the run default continuation policy of active runs, and where the MCP connection details come from.
 import type { JSX } from "preact";
@@ -10,12 +10,12 @@ import { duration } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import type { UiClient } from "../ui/ui-client.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
-import { runListSchema, type RunView } from "../ui/view-models.ts";
+import type { RunView } from "../../shared/operations/views.ts";
 
 export function Options(props: { client: UiClient }): JSX.Element {
   const { client } = props;
   const status = client.status.value;
-  const runs = useLive(client, "run_list", {}, runListSchema);
+  const runs = useLive(client, "run_list", {});
   return (
     <Root testId="options">
       <header class="spread">

@@ -2,12 +2,7 @@
 // setting, not the host's), shown as soon as the extension answers, whether or not the host is connected.
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import {
-  TAB_SETTINGS_GET_OP,
-  TAB_SETTINGS_SET_OP,
-  tabSettingsSchema,
-  type TabSettings,
-} from "../background/tab-settings.ts";
+import { TAB_SETTINGS_GET_OP, TAB_SETTINGS_SET_OP, type TabSettings } from "../ui/ui-protocol.ts";
 import { ActionButton } from "../ui/components.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 
@@ -18,7 +13,7 @@ export function ReopenTabsSetting(props: { client: UiClient }): JSX.Element {
   const alive = client.status.value !== null;
   useEffect(() => {
     if (!alive) return;
-    void client.call(TAB_SETTINGS_GET_OP, {}, tabSettingsSchema).then((r) => {
+    void client.call(TAB_SETTINGS_GET_OP, {}).then((r) => {
       if (r.ok) setSettings(r.value);
       else setError(r.error.message);
     });
@@ -45,7 +40,7 @@ export function ReopenTabsSetting(props: { client: UiClient }): JSX.Element {
           class="switch"
           testId="pref-reopenClosedTabs"
           run={async () => {
-            const r = await client.call(TAB_SETTINGS_SET_OP, { reopenClosedTabs: !on }, tabSettingsSchema);
+            const r = await client.call(TAB_SETTINGS_SET_OP, { reopenClosedTabs: !on });
             if (!r.ok) return r.error.message;
             setSettings(r.value);
             return undefined;

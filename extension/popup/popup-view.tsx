@@ -1,4 +1,4 @@
-// The toolbar popup (spec 17.2): is the orchestrator connected, is Auto Resume on, which workers are working,
+// The toolbar popup: is the orchestrator connected, is Auto Resume on, which workers are working,
 // resuming or blocked, does anything need me, and what is this tab's worker doing — at a glance.
 import type { JSX } from "preact";
 import {
@@ -13,12 +13,13 @@ import {
   StateChip,
   WorkerControls,
 } from "../ui/components.tsx";
-import { ago, attemptLine, workerName } from "../ui/format.ts";
+import { ago, attemptLine, countsOf, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import { LivenessLine } from "../ui/liveness-view.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
-import { AdoptPanel, ReleaseButton } from "./adopt-panel.tsx";
-import { type AutoResume, countsOf, summarySchema, type WorkerView } from "../ui/view-models.ts";
+import { AdoptPanel, ReleaseButton } from "../ui/adopt-panel.tsx";
+import type { AutoResume } from "../../shared/operations/records.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 
 export interface PopupProps {
   readonly client: UiClient;
@@ -30,7 +31,7 @@ export interface PopupProps {
 export function Popup(props: PopupProps): JSX.Element {
   const { client } = props;
   const status = client.status.value;
-  const summary = useLive(client, "ui_summary", {}, summarySchema);
+  const summary = useLive(client, "ui_summary", {});
   const data = summary.data;
   const connected = status?.connection === "connected";
   const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);

@@ -8,7 +8,9 @@ import { UI_CSS } from "./styles.ts";
 import type { UiClient } from "./ui-client.ts";
 import type { UiStatus } from "./ui-protocol.ts";
 import { offersContinueNow, PAUSE_REASONS, remedyPlan, type RemedyPlan } from "./remedy.ts";
-import type { Storage, WorkerView } from "./view-models.ts";
+import type { Storage } from "../../shared/operations/records.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
+import type { ViewCall, ViewCallName, ViewCallParams } from "./view-calls.ts";
 
 /**
  * Which input events a control acts on. Extension pages run only our code, so every event counts; the overlay
@@ -43,7 +45,7 @@ export function StateChip(props: { worker: Pick<WorkerView, "label"> }): JSX.Ele
   );
 }
 
-/** What the connection is, in words (spec 17.2 question 1). */
+/** What the connection is, in words: the first thing a person wants to know. */
 export function connectionWords(status: UiStatus | null): { icon: string; text: string; ok: boolean } {
   switch (status?.connection) {
     case undefined:
@@ -248,12 +250,12 @@ export function ConfirmButton(props: {
 }
 
 /** Calls an operation and returns its refusal in words, or undefined when it went through. */
-export async function act(
+export async function act<N extends ViewCallName>(
   client: UiClient,
-  op: string,
-  params: Record<string, unknown>,
+  op: N,
+  params: ViewCallParams<N>,
 ): Promise<string | undefined> {
-  const r = await client.callRaw(op, params);
+  const r = await client.call(op, params);
   return r.ok ? undefined : r.error.message;
 }
 
@@ -290,8 +292,8 @@ export function WorkerControls(props: {
     paused && plan.kind === "call"
       ? plan
       : paused
-        ? remedyCall("Resume", "resume", "worker_resume", { workerId: w.id })
-        : remedyCall("Pause", "pause", "worker_pause", { workerId: w.id });
+        ? remedyCall("Resume", "resume", { op: "worker_resume", params: { workerId: w.id } })
+        : remedyCall("Pause", "pause", { op: "worker_pause", params: { workerId: w.id } });
   const continueRemedy = !paused && plan.kind === "call" && l?.remedy.action === "continue_now";
   const showContinue =
     (show.continueNow || continueRemedy) &&
@@ -299,7 +301,7 @@ export function WorkerControls(props: {
     !(paused && toggle.call.op === "worker_continue_now");
   const continueCall = continueRemedy
     ? plan.call
-    : { op: "worker_continue_now", params: { workerId: w.id, clearPause: true } };
+    : ({ op: "worker_continue_now", params: { workerId: w.id, clearPause: true } } satisfies ViewCall);
   const generating = w.conversation.state === "generating";
   // Another remedy than the pause's or Continue now's: Release, Open conversation, Answer, Auto Resume on.
   let extra: JSX.Element | null = null;
@@ -351,18 +353,15 @@ export function WorkerControls(props: {
 function remedyCall(
   label: string,
   testId: string,
-  op: string,
-  params: Record<string, unknown>,
-): { label: string; testId: string; call: { op: string; params: Readonly<Record<string, unknown>> } } {
-  return { label, testId, call: { op, params } };
+  call: ViewCall,
+): { label: string; testId: string; call: ViewCall } {
+  return { label, testId, call };
 }
 
 /** Runs a remedy's operation; the host's refusal (e.g. CONVERSATION_BLOCKED) comes back as words to show. */
-export function runCall(
-  client: UiClient,
-  call: { op: string; params: Readonly<Record<string, unknown>> },
-): Promise<string | undefined> {
-  return act(client, call.op, { ...call.params });
+export function runCall(client: UiClient, call: ViewCall): Promise<string | undefined> {
+  // A ViewCall pairs its name and params; TypeScript cannot follow the pairing through a union, so it is restated.
+  return act(client, call.op, call.params as never);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Words and numbers for the views: state icons (always beside the word, never colour alone), times and durations.
-import type { StateLabel, WorkerView } from "./view-models.ts";
+import type { StateLabel, WorkerView } from "../../shared/operations/views.ts";
 
-/** Spec 17.3's collapsed forms; the icon is decoration, the word carries the meaning. */
+/** The collapsed forms of the state words; the icon is decoration, the word carries the meaning. */
 export const STATE_ICON: Record<StateLabel, string> = {
   Working: "●",
   Resuming: "↻",
@@ -15,7 +15,7 @@ export const STATE_ICON: Record<StateLabel, string> = {
   Stopped: "■",
 };
 
-/** Shown words: a stall pause is "Paused for stall" (spec 16.3), otherwise the label as the host sends it. */
+/** Shown words: a stall pause is "Paused for stall", otherwise the label as the host sends it. */
 export function stateWords(w: Pick<WorkerView, "label">): string {
   return w.label === "Stalled" ? "Paused for stall" : w.label;
 }
@@ -60,7 +60,25 @@ export function isUnfinished(w: Pick<WorkerView, "status">): boolean {
   return w.status === "active";
 }
 
-/** Human-readable event types for the trail (spec 9 names, in operator words). */
+/** Human-readable event types for the trail (the durable event names, in operator words). */
 export function eventWords(type: string): string {
   return type.replace(/[._]/g, " ");
+}
+
+/** Counts the popup shows: unfinished workers by what they are doing. */
+export function countsOf(workers: readonly Pick<WorkerView, "label">[]): {
+  active: number;
+  working: number;
+  resuming: number;
+  needsYou: number;
+  stalled: number;
+} {
+  const count = (label: StateLabel) => workers.filter((w) => w.label === label).length;
+  return {
+    active: workers.length,
+    working: count("Working"),
+    resuming: count("Resuming"),
+    needsYou: count("Needs you"),
+    stalled: count("Stalled"),
+  };
 }

@@ -3,7 +3,7 @@
 import type { JSX } from "preact";
 import { hasCountdown, livenessLine, showsRemedyText } from "./liveness-words.ts";
 import { useSecondTick } from "./ticker.ts";
-import type { WorkerView } from "./view-models.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 
 export function LivenessLine(props: {
   worker: Pick<WorkerView, "liveness">;

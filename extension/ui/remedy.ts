@@ -1,6 +1,7 @@
 // What a liveness remedy button does (shared/liveness.ts REMEDY_ACTIONS → an operation, opening the conversation,
 // the Needs-you answer, or words only), in one pure mapping every view uses (docs/ui.md, "Liveness and remedies").
 import type { Liveness, LivenessReason } from "../../shared/liveness.ts";
+import type { ViewCall } from "./view-calls.ts";
 
 /** Held reasons that are pauses on the host (`worker.pause`): Continue now must clear the pause to act. */
 export const PAUSE_REASONS: ReadonlySet<LivenessReason> = new Set<LivenessReason>([
@@ -12,10 +13,11 @@ export const PAUSE_REASONS: ReadonlySet<LivenessReason> = new Set<LivenessReason
   "delivery_uncertain",
 ]);
 
-export interface RemedyCall {
-  readonly op: "worker_resume" | "worker_continue_now" | "auto_resume_set";
-  readonly params: Readonly<Record<string, unknown>>;
-}
+/** The operations a remedy button calls, with their typed params. */
+export type RemedyCall = Extract<
+  ViewCall,
+  { op: "worker_resume" | "worker_continue_now" | "auto_resume_set" }
+>;
 
 export type RemedyPlan =
   /** A button that calls a host operation (a refusal is shown next to it). */
@@ -30,21 +32,27 @@ export type RemedyPlan =
 export function remedyPlan(workerId: string, l: Liveness): RemedyPlan {
   switch (l.remedy.action) {
     case "resume":
-      return call("Resume", "resume", "worker_resume", { workerId });
+      return call("Resume", "resume", { op: "worker_resume", params: { workerId } });
     case "continue_now":
       // A person pressing it means "go": a pause (delivery uncertain) is cleared, else the host refuses; for other
       // reasons clearPause changes nothing, so every Continue now button sends the same call.
-      return call("Continue now", "continue-now", "worker_continue_now", { workerId, clearPause: true });
+      return call("Continue now", "continue-now", {
+        op: "worker_continue_now",
+        params: { workerId, clearPause: true },
+      });
     case "continue_anyway":
-      return call("Continue anyway", "continue-anyway", "worker_continue_now", {
-        workerId,
-        clearPause: true,
+      return call("Continue anyway", "continue-anyway", {
+        op: "worker_continue_now",
+        params: { workerId, clearPause: true },
       });
     case "release":
       // Ends a dependency wait (the host's worker_resume); not the popup's Release of an adopted conversation.
-      return call("Release", "release-wait", "worker_resume", { workerId });
+      return call("Release", "release-wait", { op: "worker_resume", params: { workerId } });
     case "turn_on_auto_resume":
-      return call("Turn Auto Resume on", "turn-on-auto-resume", "auto_resume_set", { enabled: true });
+      return call("Turn Auto Resume on", "turn-on-auto-resume", {
+        op: "auto_resume_set",
+        params: { enabled: true },
+      });
     case "open_tab":
       // A closed tab is reopened: the extension opens the conversation's URL and binds the new tab to the worker.
       return {
@@ -63,13 +71,8 @@ export function remedyPlan(workerId: string, l: Liveness): RemedyPlan {
   }
 }
 
-function call(
-  label: string,
-  testId: string,
-  op: RemedyCall["op"],
-  params: Record<string, unknown>,
-): RemedyPlan {
-  return { kind: "call", label, testId, call: { op, params } };
+function call(label: string, testId: string, remedy: RemedyCall): RemedyPlan {
+  return { kind: "call", label, testId, call: remedy };
 }
 
 /** Whether a plain Continue now makes sense next to this remedy (not while an answer, a release or the page is due). */

@@ -1,9 +1,11 @@
-// The views' side of the bridge: one runtime port to the background, calls answered by id, and signals holding
-// the connection status and the host's last change, so components re-render and re-read when state moves.
+// The views' side of the bridge: one runtime port to the background, calls answered by id and typed by the
+// contracts (view-calls.ts), and signals holding the connection status and the host's last change, so components
+// re-render and re-read when state moves.
 import { signal, type Signal } from "@preact/signals";
-import type { z } from "zod";
+import type { ErrorCode } from "../../shared/error-codes.ts";
 import type { ApiEvent } from "../lib/browser-api.ts";
 import { backgroundToViewSchema, type LocalPrefs, type UiStatus, type ViewMessage } from "./ui-protocol.ts";
+import { resultSchemaOf, type ViewCallName, type ViewCallParams, type ViewCallResult } from "./view-calls.ts";
 
 /** The view end of `runtime.connect`. */
 export interface ClientPort {
@@ -16,7 +18,7 @@ export interface ClientPort {
 export type Connect = (name: string) => ClientPort;
 
 export interface UiError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
 }
 
@@ -57,18 +59,28 @@ export class UiClient {
     this.open();
   }
 
-  /** Calls a host operation through the background; the result is parsed with `schema`. */
-  async call<T>(op: string, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<CallResult<T>> {
+  /**
+   * Calls an operation (or a call the background answers) through the background. The result is parsed with the
+   * call's contract, so a host of another version shows an error instead of a half-drawn view.
+   */
+  async call<N extends ViewCallName>(
+    op: N,
+    params: ViewCallParams<N>,
+  ): Promise<CallResult<ViewCallResult<N>>> {
     const raw = await this.callRaw(op, params);
     if (!raw.ok) return raw;
-    const parsed = schema.safeParse(raw.value);
-    if (parsed.success) return { ok: true, value: parsed.data };
+    const parsed = resultSchemaOf(op).safeParse(raw.value);
+    if (parsed.success) return { ok: true, value: parsed.data as ViewCallResult<N> };
     return {
       ok: false,
       error: { code: "UNEXPECTED_RESULT", message: `${op}: ${parsed.error.issues[0]?.message ?? "invalid"}` },
     };
   }
 
+  /**
+   * Sends any call by name and returns what came back unparsed. Views use `call`; this is for checking the bridge's
+   * own refusals of calls a view may not make (tests).
+   */
   callRaw(op: string, params: Record<string, unknown>): Promise<CallResult<unknown>> {
     const id = ++this.nextId;
     return new Promise((resolve) => {

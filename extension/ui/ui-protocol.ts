@@ -4,55 +4,30 @@
 import { z } from "zod";
 import { errorSchema } from "../../shared/error-codes.ts";
 import { HOST_SETTINGS_OPS } from "../../shared/host-settings.ts";
+import { OVERLAY_OPERATION_NAMES, PAGE_OPERATION_NAMES } from "../../shared/operations/index.ts";
 
 /** Port names: extension pages, and the overlay's content-script port (restricted to its tab's worker). */
 export const UI_PORT = "orchestrator.ui";
 export const OVERLAY_PORT = "orchestrator.overlay";
 
-/** Operations an extension page may call (the operator's actions and reads; never a worker's own reports). */
-export const PAGE_OPERATIONS = [
-  "ui_summary",
-  "ui_worker_detail",
-  "run_list",
-  "run_get",
-  "run_stop",
-  "run_pause_all",
-  "run_resume_all",
-  "run_continuation_set_default",
-  // The popup's global Auto Resume switch (docs/operator-guide.md, Controls).
-  "auto_resume_set",
-  "worker_list",
-  "worker_get",
-  "worker_pause",
-  "worker_resume",
-  "worker_continue_now",
-  "worker_stop",
-  "worker_continuation_get",
-  "worker_continuation_set",
-  "human_resolve",
-  "events_list",
-  // Answered by the host for the browser's port only (settings page): MCP port, URLs, token reveal/rotate.
-  ...HOST_SETTINGS_OPS,
-] as const;
+/**
+ * Operations an extension page may call (the operator's actions and reads; never a worker's own reports: the contract
+ * says which, shared/operations/), and the host's settings, which only the browser's native port answers.
+ */
+export const PAGE_OPERATIONS: readonly string[] = [...PAGE_OPERATION_NAMES, ...HOST_SETTINGS_OPS];
 
 /** The overlay may read and control only the worker bound to its own tab. */
-export const OVERLAY_OPERATIONS = [
-  "ui_worker_detail",
-  "worker_pause",
-  "worker_resume",
-  "worker_continue_now",
-  "worker_stop",
-] as const;
+export const OVERLAY_OPERATIONS: readonly string[] = OVERLAY_OPERATION_NAMES;
 
 export const localPrefsSchema = z
   .object({
-    /** Show the in-page overlay in managed tabs (spec 17.3: can be hidden globally). */
+    /** Show the in-page overlay in managed tabs (it can be hidden everywhere at once). */
     overlay: z.boolean(),
     /** Desktop notification when a worker starts to need a person or is paused for a stall. */
     notifications: z.boolean(),
     /**
      * Offer "Keep this conversation going" in the overlay's collapsed badge on chatgpt.com conversations no worker
-     * holds (issue 8). Off by default: without it the overlay exists only in managed tabs.
+     * holds. Off by default: without it the overlay exists only in managed tabs.
      */
     offerAdopt: z.boolean(),
   })
@@ -73,6 +48,25 @@ export const adoptRequestSchema = z.object({
 });
 /** The overlay may only type an objective; anything else it sends is refused. */
 export const overlayAdoptRequestSchema = adoptRequestSchema.pick({ objective: true }).strict();
+
+/** "Release" (extension pages only): stops the adopted worker (history kept) and forgets its tab. */
+export const releaseRequestSchema = z.object({ workerId: z.string().min(1).max(200) }).strict();
+
+/** This browser's tab settings (the settings page), answered by the background itself: they never reach the host. */
+export const TAB_SETTINGS_GET_OP = "tab_settings_get";
+/** The settings → the settings now. */
+export const TAB_SETTINGS_SET_OP = "tab_settings_set";
+
+export const tabSettingsSchema = z
+  .object({
+    /**
+     * A worker whose tab was closed (or that left its conversation) gets the conversation opened again in a
+     * background tab when it next needs it; off: it waits as "Tab closed" until a person opens it.
+     */
+    reopenClosedTabs: z.boolean(),
+  })
+  .strict();
+export type TabSettings = z.infer<typeof tabSettingsSchema>;
 
 const connectionStatus = z.enum([
   "connecting",
@@ -125,7 +119,7 @@ export const viewMessageSchema = z.discriminatedUnion("type", [
   /** Try the native port again now (the "Reconnect" button). */
   z.object({ type: z.literal("retry") }).strict(),
   z.object({ type: z.literal("prefs.set"), prefs: localPrefsSchema.partial().strict() }).strict(),
-  /** This browser's limit of tabs generating at once (an executor setting, spec 19). */
+  /** This browser's limit of tabs generating at once (an executor setting). */
   z.object({ type: z.literal("concurrency.set"), maxGenerating: z.number().int().min(1).max(20) }).strict(),
   /** Bring the worker's conversation tab to the front, or open its URL. */
   z

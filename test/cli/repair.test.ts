@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Engine } from "../../native-host/src/engine/engine.ts";
 import { JOURNAL_FILE } from "../../native-host/src/store/durable-store.ts";
 import { JOURNAL_HEADER_BYTES } from "../../native-host/src/store/file-headers.ts";
 import { recordingLogger } from "../store/helpers.ts";
@@ -43,10 +43,10 @@ const journalHash = () => {
 /** A run kept in the snapshot, a second one only in the journal, then a crash and the journal cut to its header. */
 async function damagedDirectory(): Promise<void> {
   const log = recordingLogger().log;
-  let backend = await Backend.open({ dir: home, log });
+  let backend = await Engine.open({ dir: home, log });
   await backend.apply({ type: "run.create", runId: "kept", name: "kept" });
   await backend.close();
-  backend = await Backend.open({ dir: home, log });
+  backend = await Engine.open({ dir: home, log });
   await backend.apply({ type: "run.create", runId: "lost", name: "lost" });
   await backend.store.lock.release(); // a crash: no final snapshot, so the "lost" run lives only in the journal
   truncateSync(path.join(home, JOURNAL_FILE), JOURNAL_HEADER_BYTES);
@@ -70,7 +70,7 @@ describe("orchestrator repair", () => {
       /^Opened .* without transactions \d+\.\.\d+; every active run records this/,
     );
 
-    const backend = await Backend.open({ dir: home, log: recordingLogger().log });
+    const backend = await Engine.open({ dir: home, log: recordingLogger().log });
     try {
       expect(Object.keys(backend.state.runs)).toEqual(["kept"]);
       const events = backend.eventsAfter(0, 100, { runId: "kept" });

@@ -1,6 +1,6 @@
 // Debian's Firefox ESR driven through raw WebDriver BiDi (built into Firefox; no geckodriver, no Playwright,
 // which cannot drive stock ESR): spawn headless with a temp profile and HOME, install the extension as a
-// temporary add-on, and close. Recipe: research/e2e-recipe.md §7a.
+// temporary add-on, and close. How it is wired: docs/e2e.md, "How a browser is wired".
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect } from "vitest";
-import { DEFAULT_FIREFOX_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_FIREFOX_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { ConnectProxy } from "../fake-chatgpt/connect-proxy.ts";
 import { FakeChatGPT } from "../fake-chatgpt/server.ts";
 import { connectMcp } from "../host/host-harness.ts";

@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { chromium, type BrowserContext, type Page, type Worker as PwWorker } from "playwright-core";
-import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { FakeChatGPT, type FakeOptions } from "../fake-chatgpt/server.ts";
 import { connectMcp, tool } from "../host/host-harness.ts";
 import { waitFor as waitForCondition } from "../wait-for.ts";

@@ -1,4 +1,4 @@
-// Spec 26.4 primary scenario in real Chromium: the production extension and the real native host against the
+// The primary scenario (docs/e2e.md) in real Chromium: the production extension and the real native host against the
 // fake chatgpt.com, in both DOM layouts. Attempt 1 ends idle, attempts 2 and 3 follow automatically,
 // worker_complete ends the worker, and no attempt 4 is ever sent.
 import { readdirSync, readFileSync } from "node:fs";
@@ -67,7 +67,7 @@ function filesUnder(dir: string): [string, Buffer][] {
     });
 }
 
-describe("privacy (spec 23) after the scenarios", () => {
+describe("privacy (docs/privacy.md) after the scenarios", () => {
   it("keeps no answer or typed text, cookie or access token in the host's files or the extension's storage", async () => {
     // A person types in an unmanaged tab: the extension observes it, and must not keep the text.
     const personal = `personal note ${Date.now()} do not keep`;

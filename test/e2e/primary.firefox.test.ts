@@ -1,4 +1,4 @@
-// Spec 26.4 primary scenario in Debian's Firefox ESR (WebDriver BiDi): the production Firefox build as a
+// The primary scenario (docs/e2e.md) in Debian's Firefox ESR (WebDriver BiDi): the production Firefox build as a
 // temporary add-on, its native host manifest under a temp HOME written by `orchestrator install`, the real host,
 // and the fake chatgpt.com reached through a CONNECT proxy. Three attempts, worker_complete, no fourth.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_FIREFOX_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_FIREFOX_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { ConnectProxy } from "../fake-chatgpt/connect-proxy.ts";
 import { FakeChatGPT } from "../fake-chatgpt/server.ts";
 import { connectMcp } from "../host/host-harness.ts";

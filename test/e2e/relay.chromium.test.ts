@@ -1,4 +1,4 @@
-// Spec 26.4: two Chromium profiles on one backend. The first browser's host owns the data directory; the
+// Two Chromium profiles on one backend (docs/e2e.md). The first browser's host owns the data directory; the
 // second browser's host relays to it. Two workers run to completion; each conversation lives in exactly one
 // browser and every prompt is submitted exactly once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -42,7 +42,7 @@ describe("two browser profiles on one backend (relay)", () => {
         id,
         `${id} complete and idle`,
         // A resume scheduled by the turn's idle can race the worker_complete call of that same turn; it is then
-        // cancelled, never submitted (spec 21.1). The submitted attempts are checked below.
+        // cancelled, never submitted (one submission in flight per worker). The submitted attempts are checked below.
         (w) =>
           w.worker.label === "Complete" &&
           (w.worker.attempt?.state === "completed" || w.worker.attempt?.state === "cancelled"),

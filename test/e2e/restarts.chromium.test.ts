@@ -1,4 +1,4 @@
-// Spec 26.4 restarts in real Chromium, each in the middle of attempt 1 (the turn is generating): the extension's
+// Restarts in real Chromium (docs/e2e.md), each in the middle of attempt 1 (the turn is generating): the extension's
 // service worker is stopped, the native host is killed with SIGKILL, or the whole browser is closed and started
 // again on the same profile. Each time the worker resumes exactly once per turn and completes with no duplicate.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -64,7 +64,7 @@ async function scenario(
   expectCleanRun(e2e.fake);
 }
 
-describe("restarts mid-turn (spec 26.4)", { timeout: 150_000 }, () => {
+describe("restarts mid-turn", { timeout: 150_000 }, () => {
   it("the extension service worker is stopped: it wakes, reconnects, and the worker resumes once per turn", async () => {
     await scenario(
       async (conversationId) => {
@@ -93,7 +93,7 @@ describe("restarts mid-turn (spec 26.4)", { timeout: 150_000 }, () => {
       async (conversationId) => {
         // Chromium saves its session a few seconds after a URL change; close once the tab's /c/<uuid> is saved,
         // so the restored tab shows the conversation (closing earlier restores the transient URL, and then the
-        // binding stays unavailable: spec 13.3).
+        // binding stays unavailable: an unrelated tab is never adopted).
         await waitFor(
           () => e2e.sessionHolds(`/c/${conversationId}`),
           "the session to hold the conversation URL",

@@ -12,7 +12,7 @@ export const FAST_POLICY = {
   activeKeepaliveMaxMs: 600_000,
 };
 
-/** The output block every answer ends with (spec 27.2). */
+/** The output block every answer ends with (docs/prompts.md, "The output block"). */
 export function block(status: "working" | "complete" | "blocked", summary: string): string {
   return `status: ${status}\nsummary: ${summary}\ncurrent: -\nnext: -`;
 }
@@ -36,7 +36,7 @@ export function manualPrompts(fake: FakeChatGPT): number {
   return fake.stored().filter((m) => !/\[ref: orc-[0-9a-z]{16}\]\s*$/.test(m.text)).length;
 }
 
-/** The invariants of spec 26.4 that hold in every scenario. */
+/** What holds in every scenario: no manual prompt, no duplicate user message, no Retry or Stop click. */
 export function expectCleanRun(fake: FakeChatGPT): void {
   expect(manualPrompts(fake), "manual prompts").toBe(0);
   expect(fake.duplicateUserMessages(), "duplicate user messages").toBe(0);

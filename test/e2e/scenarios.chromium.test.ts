@@ -1,5 +1,5 @@
-// Spec 26.4 scenarios in real Chromium (one browser for the file): human block, pause then Continue now,
-// delivery timeouts, a closed tab, root with two children, and the stall guard. Each asserts no manual prompt,
+// The end-to-end scenarios (docs/e2e.md) in real Chromium (one browser for the file): human block, pause then
+// Continue now, delivery timeouts, a closed tab, root with two children, and the stall guard. Each asserts no manual prompt,
 // no duplicate user message and no Retry click, and the attempts and reasons in the host's durable record.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const reasons = (w: WorkerOut) => w.attempts.map((a) => a.reason);
 
-describe("scenarios (spec 26.4) in Chromium", { timeout: 120_000 }, () => {
+describe("end-to-end scenarios in Chromium", { timeout: 120_000 }, () => {
   it("human block: Needs you, no resume until resolved, then exactly one turn with the answer", async () => {
     e2e.fake.setAssistant(async (turn) => {
       if (turn.index === 1) {

@@ -1,5 +1,5 @@
-// Issue 6's accessibility and review lines in real Chromium (one browser for the file): one worker walked through
-// Working, Needs you, Paused and Complete, with axe-core (0 serious/critical) on the popup, dashboard, settings
+// The operator UI's accessibility (docs/ui.md, "Accessibility") and review screenshots in real Chromium (one
+// browser for the file): one worker walked through Working, Needs you, Paused and Complete, with axe-core (0 serious/critical) on the popup, dashboard, settings
 // and the open overlay, and screenshots of each in each state into test-results/screenshots/; and a keyboard-only
 // walkthrough of the popup (Tab / Enter / Space): every main control reached with visible focus, no trap, and
 // Auto Resume, Pause and Continue now operated with the host's record to show for it.
@@ -53,7 +53,7 @@ async function track(p: Promise<Page>): Promise<Page> {
 
 const reasons = (w: WorkerOut) => w.attempts.map((a) => a.reason);
 
-describe("operator UI accessibility and screenshots in Chromium (issue 6)", { timeout: 180_000 }, () => {
+describe("operator UI accessibility and screenshots in Chromium", { timeout: 180_000 }, () => {
   it("Working, Needs you, Paused, Complete: axe finds nothing serious on popup, dashboard, settings, overlay; screenshots", async () => {
     const first = held();
     const second = held();

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { CDPSession, Page } from "playwright-core";
 import { expect } from "vitest";
-import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { ROOT, waitFor, type ChromiumE2E } from "./harness.ts";
 
 export const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}`;
@@ -220,7 +220,7 @@ export async function axePage(page: Page): Promise<AxeFinding[]> {
   });
 }
 
-/** Spec 17.6's bar: no serious or critical violation (the findings are printed when the check fails). */
+/** The accessibility bar (docs/ui.md): no serious or critical violation (the findings are printed on failure). */
 export function expectNoSeriousViolations(findings: AxeFinding[], where: string): void {
   const bad = findings.filter((f) => f.impact === "serious" || f.impact === "critical");
   expect(bad, `${where}: serious/critical axe violations`).toEqual([]);

@@ -1,4 +1,4 @@
-// Issue 6's acceptance lines for the operator UI in real Chromium against the fake chatgpt.com (one browser for
+// The operator UI (docs/ui.md) in real Chromium against the fake chatgpt.com (one browser for
 // the file): the global Auto Resume switch; liveness lines with a rate limit's countdown and remedies (Continue now,
 // Release, Resume); overlay Pause then popup Continue now; Needs you answered in the dashboard; the overlay only in
 // managed tabs; a state change reaches an open popup within 1 s.
@@ -100,7 +100,7 @@ async function lastEventAt(workerId: string, type: string, after = 0): Promise<n
   }, `event ${type} of ${workerId}`);
 }
 
-describe("operator UI in Chromium (issue 6)", { timeout: 120_000 }, () => {
+describe("operator UI in Chromium", { timeout: 120_000 }, () => {
   it("the popup's global Auto Resume switch: off, the next idle does not resume; on, exactly one resume", async () => {
     const second = held();
     e2e.fake.setAssistant(async (turn) => {
@@ -328,7 +328,7 @@ describe("operator UI in Chromium (issue 6)", { timeout: 120_000 }, () => {
     try {
       await overlay.waitBadge("Working", (t) => t.includes("Working"));
       await overlay.openDrawer();
-      // Spec 26.3: the overlay, drawer open, covers none of the page's own controls: a pointer at the composer and its
+      // The overlay, drawer open, covers none of the page's own controls: a pointer at the composer and its
       // buttons (Send or Stop, voice, dictation) still reaches the page's element, not the overlay's host.
       const hits = await tab.evaluate((hostId) => {
         const host = document.getElementById(hostId);

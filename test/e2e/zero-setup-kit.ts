@@ -1,8 +1,8 @@
-// Shared steps of the zero-setup scenarios (issue 8) in real Chromium: a person's own conversation, the popup for a
-// tab, the settings page, the worker holding a conversation, and reaching into the overlay's closed shadow root
+// Shared steps of the zero-setup scenarios (conversation_adopt, docs/mcp.md) in real Chromium: a person's own
+// conversation, the popup for a tab, the settings page, the worker holding a conversation, and reaching into the overlay's closed shadow root
 // through the DevTools protocol (page scripts and Playwright selectors cannot; the browser's debugger can).
 import type { CDPSession, Page } from "playwright-core";
-import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { tool, waitFor, type ChromiumE2E } from "./harness.ts";
 
 const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/extension`;
@@ -14,7 +14,7 @@ const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/extens
 export async function sendByHand(e2e: ChromiumE2E, page: Page, text: string): Promise<string> {
   const since = Date.now();
   await page.goto("https://chatgpt.com/");
-  // Text typed before hydration replaces the composer is lost (research §9.11), as it would be for a person.
+  // Text typed before hydration replaces the composer is lost, as it would be for a person.
   await waitFor(
     () => e2e.fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
     "the composer to hydrate",

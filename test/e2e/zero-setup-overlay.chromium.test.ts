@@ -1,5 +1,5 @@
-// Zero-setup mode from the page itself (issue 8) in real Chromium: by default no overlay exists on a conversation
-// no worker holds; with "Offer 'Keep this conversation going'" switched on in the settings, the overlay's small badge
+// Zero-setup mode from the page itself (docs/ui.md, "Overlay") in real Chromium: by default no overlay exists on a
+// conversation no worker holds; with "Offer 'Keep this conversation going'" switched on in the settings, the overlay's small badge
 // appears there, and adopting through it with real keys binds a worker to that very tab, which gets one
 // adopt-bootstrap turn (no MCP call from the conversation, no new chat).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

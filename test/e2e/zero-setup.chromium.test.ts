@@ -1,5 +1,5 @@
-// Zero-setup mode (issue 8) in real Chromium with no MCP call from the conversation at all: a person starts a
-// conversation, adopts it from the popup ("Keep this conversation going"), and the continuation-state block at the
+// Zero-setup mode (conversation_adopt, docs/mcp.md) in real Chromium with no MCP call from the conversation at all:
+// a person starts a conversation, adopts it from the popup ("Keep this conversation going"), and the continuation-state block at the
 // end of each answer is the only signal. complete ends it after three automatic turns; blocked shows Needs you;
 // Release hands the conversation back and nothing more is sent.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

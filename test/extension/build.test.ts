@@ -8,10 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  DEFAULT_CHROME_EXTENSION_ID,
-  DEFAULT_FIREFOX_EXTENSION_ID,
-} from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID, DEFAULT_FIREFOX_EXTENSION_ID } from "../../shared/extension-ids.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");

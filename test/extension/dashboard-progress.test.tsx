@@ -1,25 +1,25 @@
 // @vitest-environment happy-dom
 // The dashboard's worker timeline shows what workers report with worker_progress: the real operations on a real
-// Backend on disk answer the dashboard's calls, so a summary goes worker_progress → events table → ui_worker_detail → view.
+// Engine on disk answer the dashboard's calls, so a summary goes worker_progress → events table → ui_worker_detail → view.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Dashboard } from "../../extension/dashboard/dashboard-view.tsx";
 import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Engine } from "../../native-host/src/engine/engine.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { invoke } from "../../native-host/src/operations/registry.ts";
 import { FakeEvent } from "./fake-browser.ts";
 import { byTestId, expectAccessible, mount, NOW, status, until } from "./ui-kit.ts";
 
 let dir: string;
-let backend: Backend;
+let backend: Engine;
 
 beforeEach(async () => {
   // Not test/store/helpers.ts: it resolves import.meta.url, which happy-dom's URL does not take.
   dir = mkdtempSync(join(tmpdir(), "orch-dashboard-progress-"));
-  backend = await Backend.open({ dir, log: { warn: () => undefined, info: () => undefined } });
+  backend = await Engine.open({ dir, log: { warn: () => undefined, info: () => undefined } });
 });
 
 afterEach(async () => {

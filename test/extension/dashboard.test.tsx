@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
-// The dashboard in every worker state and disconnected: run list and run controls (17.5), Needs-you answers,
-// stall recovery actions (16.4), worker table with overrides distinct from the run default, drill-down, axe-core.
+// The dashboard in every worker state and disconnected: run list and run controls, Needs-you answers,
+// stall recovery actions, worker table with overrides distinct from the run default, drill-down, axe-core.
 import { afterEach, describe, expect, it } from "vitest";
 import { Dashboard } from "../../extension/dashboard/dashboard-view.tsx";
-import type { WorkerView } from "../../extension/ui/view-models.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 import { livenessOf } from "../../shared/liveness.ts";
 import {
   autoResume,

@@ -2,7 +2,8 @@
 // kills the background (listeners, port, database connection) and starts a new executor on the same database.
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { OrchestratorDb } from "../../extension/background/db.ts";
-import { Executor, type ExecutorOptions } from "../../extension/background/executor.ts";
+import { Executor } from "../../extension/background/executor.ts";
+import type { ExecutorOptions } from "../../extension/background/executor-options.ts";
 import { realTimers } from "../../extension/background/native-connection.ts";
 import type { CommandMessage } from "../../shared/native-messages.ts";
 import { FakeBrowser, MemoryLogger, type HostMessageRecord } from "./fake-browser.ts";

@@ -1,5 +1,5 @@
 // The background executor end to end against a fake browser and fake chatgpt.com pages: commands, queues, the
-// generating limit, restarts (spec 12.4, 13.2, 13.3), bindings, sender checks and what the journal keeps.
+// generating limit, restarts (docs/extension.md, "Journal phases and recovery"), bindings, sender checks and what the journal keeps.
 import { afterEach, describe, expect, it } from "vitest";
 import { commandMarker as commandMarkerOf } from "../../extension/lib/marker.ts";
 import { command, deferred, Harness, sleep, waitFor } from "./executor-harness.ts";
@@ -177,7 +177,7 @@ describe("commands", () => {
     expect(await h.result(first.commandId)).toMatchObject({ outcome: "submitted" });
     await h.executor.idle();
     expect(adapter.submits).toHaveLength(2);
-    // The host is told, so it can close the attempt as never delivered (spec 21.3).
+    // The host is told, so it can close the attempt as never delivered (docs/extension.md, "Carrying out a command").
     expect(h.sent("command.result", second.commandId)).toEqual([
       expect.objectContaining({ outcome: "failed", errorCode: "CANCELLED" }),
     ]);
@@ -189,7 +189,7 @@ describe("commands", () => {
   });
 });
 
-describe("concurrency (spec 21)", () => {
+describe("concurrency", () => {
   it("serialises one worker's commands while an unrelated worker runs concurrently", async () => {
     h = new Harness();
     await h.connected();
@@ -280,7 +280,7 @@ describe("concurrency (spec 21)", () => {
   });
 });
 
-describe("restarts (spec 12.4, 13.2)", () => {
+describe("restarts", () => {
   it("after `submitted` it reports the stored outcome in hello and never submits again", async () => {
     h = new Harness();
     await h.connected();
@@ -493,7 +493,7 @@ describe("restarts (spec 12.4, 13.2)", () => {
   });
 });
 
-describe("bindings (spec 13.3)", () => {
+describe("bindings", () => {
   it("reports detached when a bound tab is removed, and keeps the binding (its conversation may come back)", async () => {
     h = new Harness();
     await h.connected();

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
-// "Keep this conversation going" from the page (issue 8): the overlay's adoption offer appears only on an unmanaged
-// saved conversation and only while the user enabled it; it adopts through the background, shows refusals, turns
-// into the managed overlay with focus kept; both adoption flows (overlay offer and popup) walked by keyboard only;
-// axe-core with 0 serious/critical on the new overlay states.
+// "Keep this conversation going" from the page (zero-setup mode, docs/operator-guide.md): the overlay's adoption
+// offer appears only on an unmanaged saved conversation and only while the user enabled it; it adopts through the
+// background, shows refusals, turns into the managed overlay with focus kept; both adoption flows (overlay offer
+// and popup) walked by keyboard only; axe-core with 0 serious/critical on the new overlay states.
 import { afterEach, describe, expect, it } from "vitest";
 import { AdoptOffer } from "../../extension/content/overlay/adopt-offer.tsx";
 import {

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 // The in-page overlay: mounted only in managed tabs and only while not hidden, in a closed Shadow DOM outside
-// <body>; collapsed text per state (17.3); the drawer's controls; synthetic (untrusted) events ignored; a
+// <body>; collapsed text per state; the drawer's controls; synthetic (untrusted) events ignored; a
 // confirmed Stop worker; top-right placement away from the composer; axe-core on the open drawer.
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -11,7 +11,7 @@ import {
 import { collapsedText, Overlay, OVERLAY_CSS } from "../../extension/content/overlay/overlay-view.tsx";
 import { DEFAULT_LOCAL_PREFS } from "../../extension/ui/ui-protocol.ts";
 import { livenessOf } from "../../shared/liveness.ts";
-import type { WorkerView } from "../../extension/ui/view-models.ts";
+import type { WorkerView } from "../../shared/operations/views.ts";
 import {
   byTestId,
   expectAccessible,

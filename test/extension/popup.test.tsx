@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-// The popup (spec 17.2) in every worker state and with the host disconnected: words and icons, the right controls,
+// The popup (docs/ui.md) in every worker state and with the host disconnected: words and icons, the right controls,
 // Auto Resume across runs, calls it makes, live re-reads on `ui.changed`, axe-core, and a keyboard-only walkthrough.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { render } from "preact";
 import { Popup } from "../../extension/popup/popup-view.tsx";
-import type { StateLabel } from "../../extension/ui/view-models.ts";
+import type { StateLabel } from "../../shared/operations/views.ts";
 import { livenessOf } from "../../shared/liveness.ts";
 import { clockShort } from "../../extension/ui/liveness-words.ts";
 import { tickRunning } from "../../extension/ui/ticker.ts";

@@ -1,6 +1,6 @@
 // The views' bridge end to end in one process: real UiClients on view ports → the real background (executor +
 // UiBridge, fake browser, fake-indexeddb) → the native port → the real ExecutorHub and operations layer on a real
-// Backend (sql.js on disk). Checks sender rules, the overlay's restriction to its own worker, live `ui.changed`,
+// Engine (sql.js on disk). Checks sender rules, the overlay's restriction to its own worker, live `ui.changed`,
 // connection states, and the badge/notifications.
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,8 +12,7 @@ import { loadLocalPrefs, startUi } from "../../extension/background/ui-wiring.ts
 import type { MessageSender } from "../../extension/lib/browser-api.ts";
 import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
 import { OVERLAY_PORT, UI_PORT } from "../../extension/ui/ui-protocol.ts";
-import { summarySchema } from "../../extension/ui/view-models.ts";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Engine } from "../../native-host/src/engine/engine.ts";
 import { ExecutorHub } from "../../native-host/src/bridge/executor-hub.ts";
 import { encodeFrame } from "../../native-host/src/bridge/native-framing.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
@@ -27,7 +26,7 @@ const PAGE_URL = `chrome-extension://${EXTENSION_ID}/extension/popup/popup.html`
 
 interface World {
   dir: string;
-  backend: Backend;
+  backend: Engine;
   hub: ExecutorHub;
   browser: FakeBrowser;
   executor: Executor;
@@ -45,21 +44,14 @@ let w: World;
 async function boot(): Promise<World> {
   const dir = makeTempDir("ui-bridge");
   const logger = recordingLogger();
-  const hubRef: { hub?: ExecutorHub } = {};
-  const backend = await Backend.open({
-    dir,
-    log: logger.log,
-    onEvents: (seq) => hubRef.hub?.broadcastChanged(seq),
-  });
+  const backend = await Engine.open({ dir, log: logger.log });
   const hub = new ExecutorHub({
-    backend,
+    engine: backend,
     operations: OPERATIONS,
-    renderPrompt: () => ({ promptId: "test@1", text: "continue" }),
     hostVersion: "9.9.9",
     log: logger.log,
   });
-  hubRef.hub = hub;
-  backend.attachSink(hub);
+  backend.attach(hub);
 
   const browser = new FakeBrowser();
   // The fake native host forwards to the real hub: one hub connection per opened port.
@@ -227,7 +219,7 @@ describe("ui bridge: pages", () => {
       browser: "chromium",
       tabWorkerId: null,
     });
-    const summary = await client.call("ui_summary", {}, summarySchema);
+    const summary = await client.call("ui_summary", {});
     expect(summary.ok && summary.value.runs.map((r) => r.id)).toEqual([runId]);
     const before = client.changes.value;
     const set = await client.callRaw("run_continuation_set_default", { runId, patch: { mode: "auto" } });
@@ -257,7 +249,7 @@ describe("ui bridge: pages", () => {
     }
     const client = pageClient();
     await waitFor(() => client.status.value?.connection === "connected", "status");
-    const summary = await client.call("ui_summary", {}, summarySchema);
+    const summary = await client.call("ui_summary", {});
     if (!summary.ok) throw new Error(`ui_summary: ${summary.error.code} ${summary.error.message}`);
     expect(summary.value.workers.map((x) => x.id)).toEqual(ids);
     expect(summary.value.runs.map((r) => r.id)).toEqual([run.id]);

@@ -1,4 +1,4 @@
-// Test kit for the views: worker and run fixtures in every state of issue 6, a scripted background behind a real
+// Test kit for the views: worker and run fixtures in every state a view shows, a scripted background behind a real
 // UiClient (calls answered from a table, recorded), rendering into happy-dom, and the axe-core check.
 import axe from "axe-core";
 import { render, type ComponentChild } from "preact";
@@ -7,7 +7,13 @@ import { DEFAULT_CONTINUATION_POLICY } from "../../shared/continuation-policy.ts
 import { type Liveness, livenessOf } from "../../shared/liveness.ts";
 import { UiClient, type ClientPort } from "../../extension/ui/ui-client.ts";
 import { DEFAULT_LOCAL_PREFS, type UiStatus, type ViewMessage } from "../../extension/ui/ui-protocol.ts";
-import type { AutoResume, RunView, StateLabel, WorkerView } from "../../extension/ui/view-models.ts";
+import type { AutoResume } from "../../shared/operations/records.ts";
+import {
+  type RunView,
+  STATE_LABELS,
+  type StateLabel,
+  type WorkerView,
+} from "../../shared/operations/views.ts";
 import { FakeEvent } from "./fake-browser.ts";
 import { waitFor } from "../wait-for.ts";
 
@@ -56,6 +62,7 @@ export function worker(label: StateLabel, over: Partial<WorkerView> = {}): Worke
     path: `/root/${slug}`,
     name: `${label} worker`,
     objective: "do the thing",
+    acceptance: [],
     status: terminal ? (label === "Complete" ? "completed" : "failed") : "active",
     disposition: "running",
     label,
@@ -113,7 +120,7 @@ export function run(over: Partial<RunView> = {}): RunView {
     createdAt: NOW - 3_600_000,
     endedAt: null,
     defaultPolicy: { ...DEFAULT_CONTINUATION_POLICY, mode: "auto" },
-    counts: {},
+    counts: Object.fromEntries(STATE_LABELS.map((l) => [l, 0])) as RunView["counts"],
     ...over,
   };
 }

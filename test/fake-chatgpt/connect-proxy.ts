@@ -1,5 +1,5 @@
 // An HTTP CONNECT proxy that tunnels chatgpt.com:443 to the fake server and refuses every other host, so a browser
-// without host-resolver rules (Firefox) reaches the fake at https://chatgpt.com and nothing else (recipe §6).
+// without host-resolver rules (Firefox) reaches the fake at https://chatgpt.com and nothing else (docs/e2e.md).
 import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";

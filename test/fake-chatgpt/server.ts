@@ -18,9 +18,9 @@ export type ErrorShape = "card" | "alert" | "markdown" | "toast";
 
 export interface FakeOptions {
   layout?: Layout;
-  /** Stop shows up this long after the send click (research §9.6: 100–2000 ms). */
+  /** Stop shows up this long after the send click (on chatgpt.com 100–2000 ms). */
   stopDelayMs?: [number, number];
-  /** Send is disabled this long after each edit (research §9.4). */
+  /** Send is disabled this long after each edit (on chatgpt.com about 300–500 ms). */
   sendDisabledMs?: [number, number];
   /** The composer is replaced once this long after load (null: never). */
   hydrationRemountMs?: number | null;

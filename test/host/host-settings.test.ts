@@ -36,7 +36,7 @@ async function statusWith(url: string, token: string): Promise<number> {
   return res.status;
 }
 
-describe("host settings over the native port (issue 6)", () => {
+describe("host settings over the native port", () => {
   let home: string;
   let ext: ScriptedExtension;
 

@@ -1,4 +1,4 @@
-// Spec 24 across real host processes: worktree ownership stays exactly as claimed through automatic and
+// Worktree ownership (docs/mcp.md) across real host processes: it stays exactly as claimed through automatic and
 // manual resumes, a SIGKILL of the host and a restart, and a relay taking over from an exiting owner;
 // attempts record the executor (browser profile) that ran them.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -29,7 +29,7 @@ async function conflictOf(mcp: Client, workerId: string, worktree: string): Prom
   return (result.content as { text: string }[])[0]!.text;
 }
 
-describe("worktree ownership across resumes, SIGKILL and relay takeover (spec 24)", () => {
+describe("worktree ownership across resumes, SIGKILL and relay takeover", () => {
   const homes: string[] = [];
   afterEach(() => homes.splice(0).forEach(removeHome));
 

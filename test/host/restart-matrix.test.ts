@@ -1,10 +1,11 @@
-// Spec 26.2 restart matrix: the host is SIGKILLed at each of the nine boundaries (ORCHESTRATOR_FAULT) and restarted.
+// The restart matrix (docs/host.md, "Restart safety"): the host is SIGKILLed at each of nine boundaries
+// (ORCHESTRATOR_FAULT) and restarted.
 // The scripted extension keeps its own journal across host lives, as the real one does in Dexie; every case must
 // converge with no command delivered twice, no worker state lost, and AMBIGUOUS only where delivery is unknown.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandMessage } from "../../shared/native-messages.ts";
-import type { FaultPoint } from "../../native-host/src/host/fault-points.ts";
+import type { FaultPoint } from "../../native-host/src/engine/fault-points.ts";
 import { connectMcp, removeHome, tempHome, tool } from "./host-harness.ts";
 import { ScriptedExtension, waitFor } from "./scripted-extension.ts";
 
@@ -62,7 +63,7 @@ class ExtensionWorld {
 
 const POLICY = { mode: "auto", idleGraceMs: 100, stallPauseAfterNoProgressAttempts: 5 };
 
-describe("restart matrix (spec 26.2): SIGKILL at each boundary, restart, converge", () => {
+describe("restart matrix (docs/host.md): SIGKILL at each boundary, restart, converge", () => {
   const homes: string[] = [];
   afterEach(() => {
     for (const h of homes.splice(0)) removeHome(h);

@@ -1,4 +1,4 @@
-// Spec 26.4 scenarios at the protocol level: the real host process, a scripted extension on its stdio and an
+// The end-to-end scenarios (docs/e2e.md) at the protocol level: the real host process, a scripted extension on its stdio and an
 // agent calling MCP tools over HTTP. Short policy timings; every wait is a condition with a deadline.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ interface WorkerOut {
 
 const FAST = { mode: "auto", idleGraceMs: 50 };
 
-describe("host scenarios (spec 26.4, protocol level)", () => {
+describe("host scenarios (protocol level)", () => {
   let home: string;
   let ext: ScriptedExtension;
   let mcp: Client;

@@ -1,4 +1,4 @@
-// Architecture §7 / protocol reference: a message to the extension stays under the browser's 1 MiB limit, so a
+// docs/host.md, "Executor protocol": a message to the extension stays under the browser's 1 MiB limit, so a
 // ui.response too large for one frame is cut and carries `nextCursor`. Across the real host process: an answer of
 // several MB comes in pages that each fit, and the pages together hold every item exactly once.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -82,7 +82,7 @@ describe("ui.request while the disk refuses data", () => {
     expect(logger.warnings.some((w) => w.includes("ui.request run_create failed"))).toBe(true);
 
     disk.heal();
-    await waitFor(() => owner.backend.storeHealth().writable, "writes to be taken again", 5_000, 5);
+    await waitFor(() => owner.engine.storeHealth().writable, "writes to be taken again", 5_000, 5);
     session.inject({ kind: "ui.request", requestId: "r4", op: "run_create", params: { name: "later" } });
     expect(await answer("r4")).toMatchObject({ ok: true });
     session.inject({ kind: "ui.request", requestId: "r5", op: "ui_summary", params: {} });
@@ -112,7 +112,7 @@ describe("ui.request while the disk refuses data", () => {
       params: { runId, path: "/root", objective: "o" },
     });
     const workerId = (await answer("r2")).result!.worker!.id;
-    const binding = () => owner.backend.state.workers[workerId]!.conversation.binding;
+    const binding = () => owner.engine.state.workers[workerId]!.conversation.binding;
     expect(binding()).not.toBe("bound");
 
     disk.failFromNow("ENOSPC");
@@ -128,7 +128,7 @@ describe("ui.request while the disk refuses data", () => {
 
     disk.heal();
     await waitFor(() => binding() === "bound", "the held-back report to be applied", 5_000, 5);
-    expect(owner.backend.state.workers[workerId]!.conversation.url).toBe("https://chatgpt.com/c/abc-123");
+    expect(owner.engine.state.workers[workerId]!.conversation.url).toBe("https://chatgpt.com/c/abc-123");
     input.end();
   });
 });

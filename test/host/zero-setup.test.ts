@@ -1,6 +1,7 @@
-// Issue 8, host half, across the real host process with no MCP call at all: the popup's ui.request adopts an
-// existing conversation, the first turn is sent into that tab, turns follow on `working` blocks, and a
-// `complete` block ends the worker (no further turn); a `blocked` one shows Needs you; adopting twice is refused.
+// Zero-setup mode (conversation_adopt, docs/mcp.md), host half, across the real host process with no MCP call at
+// all: the popup's ui.request adopts an existing conversation, the first turn is sent into that tab, turns follow on
+// `working` blocks, and a `complete` block ends the worker (no further turn); a `blocked` one shows Needs you;
+// adopting twice is refused.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { continuationBlockReport } from "../../shared/continuation-block-report.ts";
 import { removeHome, tempHome } from "./host-harness.ts";
@@ -15,7 +16,7 @@ interface Adopted {
   run: { id: string };
 }
 
-describe("zero-setup mode: adopt a conversation, no MCP (issue 8)", () => {
+describe("zero-setup mode: adopt a conversation, no MCP", () => {
   let home: string;
   let ext: ScriptedExtension;
   let seq = 0;

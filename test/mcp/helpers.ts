@@ -1,11 +1,11 @@
-// Shared setup of the MCP tests: a real Backend on a temp directory, the server on a free port, SDK clients over HTTP,
+// Shared setup of the MCP tests: a real Engine on a temp directory, the server on a free port, SDK clients over HTTP,
 // and raw HTTP requests for the transport checks.
 import { randomBytes } from "node:crypto";
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Backend, type BackendOptions } from "../../native-host/src/backend/backend.ts";
+import { Engine, type EngineOptions } from "../../native-host/src/engine/engine.ts";
 import {
   startMcpServer,
   type McpServerHandle,
@@ -17,7 +17,7 @@ import { waitFor } from "../wait-for.ts";
 
 export interface Harness {
   readonly dir: string;
-  readonly backend: Backend;
+  readonly backend: Engine;
   readonly server: McpServerHandle;
   readonly token: string;
   readonly warnings: string[];
@@ -28,11 +28,11 @@ export interface Harness {
 
 export async function startHarness(
   extra: Partial<McpServerOptions> = {},
-  store?: BackendOptions["store"],
+  store?: EngineOptions["store"],
 ): Promise<Harness> {
   const dir = makeTempDir("mcp");
   const { log, warnings } = recordingLogger();
-  const backend = await Backend.open({ dir, log, ...(store ? { store } : {}) });
+  const backend = await Engine.open({ dir, log, ...(store ? { store } : {}) });
   const token = randomBytes(32).toString("hex");
   const server = await startMcpServer({ backend, operations: OPERATIONS, port: 0, token, log, ...extra });
   const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];

@@ -1,5 +1,5 @@
-// Transport security of the MCP endpoint (research/reliability.md §6.A S1–S6): Host, Origin, token, body size, bind
-// address, sessions. Raw HTTP so every header is under the test's control.
+// Transport security of the MCP endpoint (docs/mcp.md, "Security checks"; S1–S6 name the cases): Host, Origin,
+// token, body size, bind address, sessions. Raw HTTP so every header is under the test's control.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer } from "../../native-host/src/mcp/mcp-server.ts";

@@ -1,6 +1,7 @@
-// Spec 24 through MCP (official SDK client over HTTP, real backend on disk): worker_claim_worktree conflicts
-// change nothing, and provenance_get answers the five questions by worktree, worker and conversation,
-// mid-run and after completion; unknown and missing keys answer clear errors.
+// Worktree ownership and provenance (docs/mcp.md) through MCP (official SDK client over HTTP, real backend on
+// disk): worker_claim_worktree conflicts change nothing, and provenance_get answers the five questions (owner,
+// conversation, active attempt, automatic resumes, state) by worktree, worker and conversation, mid-run and after
+// completion; unknown and missing keys answer clear errors.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Provenance } from "../../native-host/src/operations/provenance-view.ts";

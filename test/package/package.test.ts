@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { unzipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CHROME_EXTENSION_ID } from "../../native-host/src/cli/extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { HOST_VERSION } from "../../native-host/src/host/host-entry.ts";
 import { packageAll, type PackageResult } from "../../scripts/package.ts";
 import { waitFor } from "../e2e/harness.ts";

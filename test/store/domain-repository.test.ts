@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../native-host/src/core/context.ts";
 import type { Input } from "../../native-host/src/core/inputs.ts";
 import { seededRandom } from "../../native-host/src/core/simulation.ts";
+import { step } from "../../native-host/src/engine/step.ts";
 import { DomainRepository } from "../../native-host/src/store/domain-repository.ts";
 import { DurableStore } from "../../native-host/src/store/durable-store.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
@@ -30,7 +31,7 @@ describe("DomainRepository on a real data directory", () => {
   }
 
   async function apply(repo: DomainRepository, input: Input) {
-    const result = await repo.apply(input, clock());
+    const result = await step(repo, input, clock());
     if (result.error) throw new Error(`${result.error.code}: ${result.error.message}`);
     return result;
   }
@@ -238,7 +239,7 @@ describe("DomainRepository on a real data directory", () => {
 
   it("refuses an invalid input without writing anything", async () => {
     const repo = await open();
-    const result = await repo.apply({ type: "worker.pause", workerId: "nobody" }, clock());
+    const result = await step(repo, { type: "worker.pause", workerId: "nobody" }, clock());
     expect(result.error?.code).toBe("NOT_FOUND");
     expect(repo.lastEventSeq).toBe(0);
   });

@@ -4,7 +4,7 @@
 // never regenerate an existing release's fixtures — they stand for directories users already have.
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Engine } from "../../native-host/src/engine/engine.ts";
 import { invoke } from "../../native-host/src/operations/registry.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { makeTempDir, recordingLogger } from "./helpers.ts";
@@ -15,7 +15,7 @@ const KEEP = /^store\.(snapshot|journal|archive)$/;
 
 let clock = Date.UTC(2026, 10, 1, 12, 0, 0);
 const dir = makeTempDir("old-data-dir");
-const backend = await Backend.open({ dir, log: recordingLogger().log, now: () => clock, random: () => 0.5 });
+const backend = await Engine.open({ dir, log: recordingLogger().log, now: () => clock, random: () => 0.5 });
 async function call(op: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   clock += 1_000;
   const result = await invoke(OPERATIONS, op, params, backend);

@@ -1,8 +1,10 @@
-// Migration 2 on a real data directory: runs written before issue 8 (policy without completionSignal and
-// pauseAfterInvalidBlocks) get the defaults; a stored null threshold is kept; the domain loads and works.
+// Migration 2 on a real data directory: runs written before zero-setup mode (policy without completionSignal and
+// pauseAfterInvalidBlocks) get the defaults (docs/continuation-core.md); a stored null threshold is kept; the
+// domain loads and works.
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_CONTINUATION_POLICY } from "../../shared/continuation-policy.ts";
 import { seededRandom } from "../../native-host/src/core/simulation.ts";
+import { step } from "../../native-host/src/engine/step.ts";
 import { DomainRepository } from "../../native-host/src/store/domain-repository.ts";
 import { DurableStore } from "../../native-host/src/store/durable-store.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
@@ -54,7 +56,8 @@ describe("migration 2: completion signal policy defaults", () => {
       pauseAfterInvalidBlocks: null,
     });
     const clock = { now: 10, random: seededRandom(1) };
-    const spawned = await repo.apply(
+    const spawned = await step(
+      repo,
       { type: "worker.spawn", runId: "a", workerId: "w", path: "/root", objective: "x" },
       clock,
     );

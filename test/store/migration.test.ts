@@ -1,10 +1,11 @@
 // Upgrading: data directories written by release 0.1.0 (frozen fixtures, see make-old-data-dirs.ts) open with the
-// current code, keep every run, worker, message and event, default to manual continuation (spec 25), and take new
-// writes that survive a restart. When a migration is added, these directories exercise it.
+// current code, keep every run, worker, message and event, default to manual continuation (Auto Resume only where
+// someone turns it on), and take new writes that survive a restart. When a migration is added, these directories
+// exercise it.
 import { cpSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Backend } from "../../native-host/src/backend/backend.ts";
+import { Engine } from "../../native-host/src/engine/engine.ts";
 import { OPERATIONS } from "../../native-host/src/operations/all-operations.ts";
 import { invoke } from "../../native-host/src/operations/registry.ts";
 import { makeTempDir, recordingLogger, removeDir } from "./helpers.ts";
@@ -21,7 +22,7 @@ interface WorkerView {
 }
 
 let dir = "";
-let backend: Backend | undefined;
+let backend: Engine | undefined;
 afterEach(async () => {
   await backend?.close();
   backend = undefined;
@@ -35,7 +36,7 @@ async function call<T>(op: string, params: Record<string, unknown>): Promise<T> 
 }
 
 async function open(): Promise<void> {
-  backend = await Backend.open({ dir, log: recordingLogger().log });
+  backend = await Engine.open({ dir, log: recordingLogger().log });
 }
 
 describe.each(["clean", "journal-only"])("a 0.1.0 data directory (%s)", (variant) => {

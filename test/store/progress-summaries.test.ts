@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../native-host/src/core/context.ts";
 import type { Input } from "../../native-host/src/core/inputs.ts";
 import { seededRandom } from "../../native-host/src/core/simulation.ts";
+import { step } from "../../native-host/src/engine/step.ts";
 import { DomainRepository, type StoredEvent } from "../../native-host/src/store/domain-repository.ts";
 import { DurableStore } from "../../native-host/src/store/durable-store.ts";
 import { MIGRATIONS } from "../../native-host/src/store/migrations.ts";
@@ -28,7 +29,7 @@ async function open(at = dir): Promise<DomainRepository> {
 
 async function apply(input: Input): Promise<void> {
   now += 1_000;
-  const result = await repo.apply(input, clock());
+  const result = await step(repo, input, clock());
   if (result.error) throw new Error(`${result.error.code}: ${result.error.message}`);
 }
 

@@ -1,25 +1,15 @@
 // The ChatGPT page adapter: observes chatgpt.com (both DOM generations) and reports coalesced conversation
 // states, submits prompts exactly once, and answers reconciliation questions. Pure DOM; no transcript leaves it.
 import { parseContinuationBlock } from "../../../shared/continuation-block.ts";
-import { collapse, queryAll } from "./dom.ts";
+import { observePage } from "./observed-scan.ts";
 import { renderedText } from "./page-text.ts";
-import {
-  answerRoot,
-  ScanMemory,
-  scanPage,
-  userNodes,
-  userTurnContains,
-  type OutsideParts,
-  type PageScan,
-} from "./page-scan.ts";
+import type { PageScan } from "./scan-types.ts";
 import { selectorTable } from "./selectors.ts";
+import { selfTestOf } from "./self-test.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
-import { MarkupMemo } from "./markup-memo.ts";
-import { RegionMemo } from "./page-region.ts";
-import { SubtreeCache } from "./subtree-cache.ts";
 import { resolveTiming } from "./timing.ts";
-import { TurnTracker } from "./turn-tracker.ts";
+import { answerRoot, userTurnContains } from "./turn-scan.ts";
 import type {
   AdapterOptions,
   ChatGptAdapter,
@@ -30,9 +20,9 @@ import type {
 } from "./types.ts";
 
 /**
- * Attributes whose changes can flip a busy/idle signal (research §3) or the visibility rule (hidden, inert and
- * aria-hidden on any ancestor; class and style): a change of one of these, or any childList or text change, schedules
- * a tick; any other attribute only marks the last scan stale.
+ * Attributes whose changes can flip a busy/idle signal (docs/adapter.md, "States") or the visibility rule (hidden,
+ * inert and aria-hidden on any ancestor; class and style): a change of one of these, or any childList or text change,
+ * schedules a tick; any other attribute only marks the last scan stale.
  */
 const TICK_ATTRIBUTES = new Set([
   "disabled",
@@ -84,12 +74,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const win = page as PageWindow;
   const timing = resolveTiming(opts);
   const table = selectorTable(opts.selectors);
-  const memory = new ScanMemory();
-  // The record readers: fed by the observer that marks the last scan stale, so a scan reads only what changed.
-  const tracker = new TurnTracker(table.turn);
-  const subtrees = new SubtreeCache();
-  const markup = new MarkupMemo();
-  const regions = new RegionMemo();
   const machine = new StateMachine(timing);
 
   let started = false;
@@ -99,8 +83,6 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   let frameHandle: unknown;
   /** When the last tick a mutation scheduled ran (the throttle counts from it). */
   let lastScheduledAt = Number.NEGATIVE_INFINITY;
-  /** When the last mutation record was delivered: the page changed then (the state machine's `changedAt`). */
-  let lastMutationAt: number | undefined;
   /** Submit's sleeps waiting now: each ends at its timer or at the page's next mutation, whichever comes first. */
   const sleepers = new Set<() => void>();
   let pollHandle: unknown;
@@ -144,68 +126,23 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     };
   };
 
-  // One observer of the whole document, attached by the first scan: every mutation marks the last scan stale and feeds
-  // the record readers, and once started a childList or text change or a `TICK_ATTRIBUTES` change schedules a tick.
-  // A scan is reused while nothing in the document or the URL changed (a hidden tab polls cheaply); any
-  // mutation, even one whose record is still queued, forces a fresh one, and so does age. The records also keep
-  // the turn list current (turn-tracker.ts); the tracker starts over whenever the observer was not attached.
-  // When they all fell inside the newest answer (streaming), the fresh scan reuses what the last full scan found
-  // outside it (page-scan.ts `OutsideParts`), for at most `pollMs` and on the same URL. Otherwise lookups under
-  // subtrees without records since they were made are kept (subtree-cache.ts).
-  let observer: MutationObserver | undefined;
-  let lastScan: { scan: PageScan; at: number; href: string } | undefined;
-  let outside: { parts: OutsideParts; at: number; href: string } | undefined;
-  /** The records' readers, fed as records are delivered; all start over whenever records may have been missed. */
-  const noteRecords = (records: readonly MutationRecord[]): void => {
-    tracker.note(records);
-    subtrees.note(records);
-    markup.note(records);
-  };
-  const forgetRecords = (): void => {
-    tracker.reset();
-    subtrees.clear();
-    markup.clear();
-  };
-  const scanNow = (): PageScan => {
-    if (!observer) {
-      forgetRecords();
-      observer = new win.MutationObserver((records) => {
-        lastScan = undefined;
-        lastMutationAt = opts.now();
-        noteRecords(records);
-        if (schedulesTick(records)) scheduleTick();
-        if (sleepers.size > 0) for (const wake of [...sleepers]) wake();
-      });
-      observer.observe(win.document, {
-        childList: true,
-        subtree: true,
-        characterData: true,
-        attributes: true,
-      });
-    }
-    const queued = observer.takeRecords();
-    if (queued.length > 0) {
-      lastScan = undefined;
-      lastMutationAt = opts.now();
-      noteRecords(queued);
-    }
-    const now = opts.now();
-    const href = win.location.href;
-    if (lastScan && lastScan.href === href && now - lastScan.at < timing.pollMs) return lastScan.scan;
-    const reuse =
-      outside && outside.href === href && now - outside.at < timing.pollMs ? outside.parts : undefined;
-    const kept = { tracker, reuse, subtrees, markup, regions, href };
-    const { scan, outside: parts, reused } = scanPage(win, table, memory, kept);
-    if (!parts) outside = undefined;
-    else if (!reused) outside = { parts, at: now, href };
-    lastScan = { scan, at: now, href };
-    return scan;
-  };
+  // The page, read through one observer of the whole document (observed-scan.ts): once started, a childList or text
+  // change or a `TICK_ATTRIBUTES` change schedules a tick, and any mutation ends submit's sleeps.
+  const observed = observePage(
+    win,
+    table,
+    timing.pollMs,
+    () => opts.now(),
+    (records) => {
+      if (schedulesTick(records)) scheduleTick();
+      if (sleepers.size > 0) for (const wake of [...sleepers]) wake();
+    },
+  );
 
   /** `settled`: the machine's state (undefined before the first one); `report`: that, or the page right now. */
   const tick = (): { scan: PageScan; report: StateReport; settled: StateReport | undefined } => {
-    const scan = scanNow();
-    const result = machine.update(scan, opts.now(), statusOf(scan), lastMutationAt);
+    const scan = observed.scan();
+    const result = machine.update(scan, opts.now(), statusOf(scan), observed.lastMutationAt);
     if (result.report) emit(result.report);
     if (started) armDeadline(result.nextDeadline);
     return { scan, report: result.report ?? rawReport(scan), settled: result.report };
@@ -342,12 +279,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
         if (handle !== undefined) opts.clearTimeout(handle);
       }
       pollHandle = deadlineHandle = deadlineAt = undefined;
-      lastMutationAt = undefined;
-      observer?.disconnect();
-      observer = undefined;
-      forgetRecords();
-      lastScan = undefined;
-      outside = undefined;
+      observed.detach();
     },
 
     current() {
@@ -381,30 +313,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
 
     selfTest() {
       const { scan } = tick();
-      const doc = win.document;
-      const c = scan.composer;
-      const turns = scan.turns.turns;
-      return {
-        layout: machine.currentLayout !== "unknown" ? machine.currentLayout : scan.layout,
-        found: {
-          composerForm: c.form !== null,
-          editor: c.editor !== null && c.problem === undefined,
-          primaryButton: c.primary !== null,
-          sendOrVoiceButton: c.send !== null || c.primaryKind === "voice",
-          stopButton: c.stopVisible,
-          turns: turns.length > 0,
-          userTurn: userNodes(doc, table).length > 0,
-          assistantTurn:
-            queryAll(doc, table.message).some(
-              (m) => m.getAttribute("data-message-author-role") === "assistant",
-            ) || queryAll(doc, ["[data-chatgpt-selection-message-id]"]).length > 0,
-          answerText: scan.turns.newestAssistant
-            ? collapse(answerRoot(scan.turns.newestAssistant, table)?.textContent ?? "") !== ""
-            : false,
-          actionBar: scan.actionBar,
-          conversationUrl: scan.url.kind === "conversation",
-        },
-      };
+      const layout = machine.currentLayout !== "unknown" ? machine.currentLayout : scan.layout;
+      return selfTestOf(win.document, table, scan, layout);
     },
   };
 }

@@ -1,5 +1,5 @@
 // Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
-// The one click helper refuses every control that must never be pressed (spec 22.3.1, research §5 guard):
+// The one click helper refuses every control that must never be pressed (docs/adapter.md, "Never clicked"):
 // each refusal is checked against the page's own click counters, which must stay at zero.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { guardedClick, refusalReason } from "./click-guard.ts";

@@ -1,6 +1,6 @@
-// Writing to the composer without innerHTML (chatgpt.com enforces Trusted Types): the insert methods of
-// research §4 for the ProseMirror contenteditable and for a plain textarea, each verified by reading back; and
-// whose draft the composer holds (ours to replace, or a person's, never touched).
+// Writing to the composer without innerHTML (chatgpt.com enforces Trusted Types): the insert methods
+// (docs/adapter.md, "Submission, as implemented", step 3) for the ProseMirror contenteditable and for a plain
+// textarea, each verified by reading back; and whose draft the composer holds (ours to replace, or a person's, never touched).
 import { carriesAnyMarkerLine } from "../../lib/marker.ts";
 import type { PageWindow } from "./types.ts";
 import { guardedClick } from "./click-guard.ts";
@@ -26,7 +26,8 @@ function exec(doc: Document, cmd: string, value?: string): boolean {
   }
 }
 
-/** Click, focus and caret at the end: "React/ProseMirror require a real click + focus + selection" (S1). */
+/** Click, focus and caret at the end: React and ProseMirror take input only into an
+ * editor that was clicked, focused and has a selection. */
 export function focusEditor(editor: Element, win: PageWindow, table: SelectorTable): void {
   guardedClick(editor, "focus-editor", win, table);
   (editor as HTMLElement).focus();
@@ -82,7 +83,7 @@ export function richMethods(win: PageWindow): InsertMethod[] {
   const doc = win.document;
   return [
     {
-      // Goes through ProseMirror's beforeinput path like typing (S7, S9).
+      // Goes through ProseMirror's beforeinput path like typing.
       name: "execCommand insertText",
       insert: (editor, text) => {
         selectAll(editor, win);
@@ -90,7 +91,8 @@ export function richMethods(win: PageWindow): InsertMethod[] {
       },
     },
     {
-      // Untrusted paste is accepted (S1, S2); text/html with pre-wrap keeps blank lines, which text/plain drops.
+      // ProseMirror accepts an untrusted (synthetic) paste; text/html with pre-wrap keeps blank lines, which
+      // text/plain drops.
       name: "paste",
       insert: (editor, text) => {
         const w = win as Window & {
@@ -112,7 +114,7 @@ export function richMethods(win: PageWindow): InsertMethod[] {
       },
     },
     {
-      // DOM mutation + input event: ProseMirror's DOMObserver re-parses the change (S4).
+      // DOM mutation + input event: ProseMirror's DOMObserver re-parses the change.
       name: "paragraphs + input event",
       insert: (editor, text) => {
         editor.replaceChildren(...paragraphs(doc, text));

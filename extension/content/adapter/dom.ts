@@ -189,10 +189,11 @@ export function startsAfter(later: Node, earlier: Node): boolean {
 }
 
 /*
- * The visibility rule of research §2 as observation uses it (ScanScope.visible in page-scan.ts puts it together):
+ * The visibility rule (docs/adapter.md, "Selector table") as observation uses it (ScanScope.visible in scan-scope.ts
+ * puts it together):
  * connected, `hiddenByMarkup` false for the element and every ancestor (no hidden/aria-hidden/inert ancestor, not
  * inside a screen-reader-only container), and `renderedByStyle` (not display:none or visibility:hidden, itself or
- * through an ancestor). Where `checkVisibility` exists it answers from style alone; the research's non-empty-box test
+ * through an ancestor). Where `checkVisibility` exists it answers from style alone; the rule's non-empty-box test
  * needs the page's layout, and forcing that after every mutation batch cost most of a scan on a long conversation
  * (bench:adapter), so the box is checked only before a click (`hasBox`). Without `checkVisibility` the box and the
  * computed style are read.

@@ -1,28 +1,15 @@
-// Error classification by text (research §5): which product condition a visible error card, dialog, toast or
-// banner means. Scoping (newest turn only, visible, not sr-only) is the scanner's job; this file only reads text.
+// Error classification by text (docs/adapter.md, "Error classification"): which product condition a visible error
+// card, dialog, toast or banner means. Scoping (newest turn only, visible, not sr-only) is the scanner's job; this file only reads text.
+import type { PageErrorCode } from "../../../shared/error-codes.ts";
 import { RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
 
-/** Codes reported with `state: "error"`. The first five cross into the host's known codes (shared/error-codes.ts). */
-export type PageErrorCode =
-  | "MESSAGE_DELIVERY_TIMEOUT"
-  | "RATE_LIMITED"
-  | "USAGE_CAP"
-  | "NOT_SIGNED_IN"
-  | "HOST_UI_CHANGED"
-  /** An MCP tool-confirmation card blocks the turn: a person must decide (never clicked). */
-  | "AWAITING_APPROVAL"
-  /** "Verify you are human", unusual activity, a Cloudflare challenge: a person must act. */
-  | "HUMAN_VERIFICATION"
-  /** A transport/generation failure other than the delivery timeout ("Network error", "Something went wrong"…). */
-  | "RESPONSE_FAILED"
-  /** GPT Pro "Thinking failed" (not recoverable by waiting). */
-  | "THINKING_FAILED"
-  | "CONVERSATION_TOO_LONG";
+/** Codes reported with `state: "error"`: the closed list is shared/error-codes.ts (PAGE_ERROR_CODES). */
+export type { PageErrorCode };
 
 /** A rate limit or usage cap: reported with the reset time its notice states, when it states one (reset-time.ts). */
 export const LIMIT_CODES = RATE_LIMIT_CODES;
 
-/** Error texts longer than this are page content, not an error card (S3). */
+/** Error texts longer than this are page content, not an error card (real error cards are a sentence or two). */
 export const MAX_ERROR_TEXT = 500;
 
 /** An answer longer than this (squashed, without its Retry label) is an answer, not an error sentence. */
@@ -67,7 +54,7 @@ function surelyLonger(raw: string, limit: number): boolean {
 
 const DELIVERY_TIMEOUT = /message delivery timed out/;
 
-/** Whole-string transport failures (S3 `transportFailure`): an answer that merely mentions them is no error. */
+/** Whole-string transport failures (the answer is only that text): an answer that merely mentions them is no error. */
 const TRANSPORT_WHOLE: readonly RegExp[] = [
   /^connection interrupted\.? waiting for the complete answer\.?$/,
   /^(an )?unknown error occurred\.?$/,

@@ -1,6 +1,6 @@
 // The rate-limit or usage-cap notice on screen, followed from scan to scan: its reset time is read once, when its words
 // first show, and a notice a submission of ours went past no longer counts (docs/adapter.md, "Rate limits").
-import type { ErrorFinding, LimitNotice, PageScan } from "./page-scan.ts";
+import type { ErrorFinding, LimitNotice, PageScan } from "./scan-types.ts";
 import { parseResetTime } from "./reset-time.ts";
 
 export class LimitTracker {

@@ -130,7 +130,8 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     // The user turn landed (proof), then the banner replaced the answer.
     expect(first).toMatchObject({ outcome: "submitted" });
     expect(states()).toEqual(["ready", "generating", "error:MESSAGE_DELIVERY_TIMEOUT"]);
-    // Spec 22.3.1: a fresh user turn, not Retry. The old card is then stale.
+    // A delivery timeout is answered with a fresh user turn, never Retry (docs/continuation-core.md). The old
+    // card is then stale.
     page.reply = { chunks: ["Resumed."] };
     const [second] = await Promise.all([
       adapter.submit({ text: "continue\n\n[ref: orc-mdt2]", marker: "orc-mdt2", mode: "send" }),

@@ -24,8 +24,8 @@ const BLOCK_TAGS = new Set([
 ]);
 
 /**
- * Normalizes for the read-back comparison (research §4 "Verify"): CRLF, NBSP, zero-width characters,
- * trailing whitespace on lines and at the end. Everything else must match exactly.
+ * Normalizes for the read-back comparison (docs/adapter.md, "Submission, as implemented", step 4): CRLF, NBSP,
+ * zero-width characters, trailing whitespace on lines and at the end. Everything else must match exactly.
  */
 export function normalizeText(text: string): string {
   return text

@@ -1,6 +1,7 @@
 // Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
-// The quirks of research/chatgpt-dom.md §9 on fixtures of BOTH layouts: each test shows the right state, the
-// right error code and zero clicks on Retry/regenerate (and the other never-click controls).
+// The real page's quirks that fixtures/fake-chatgpt.ts plays (docs/adapter.md, "Tests"), on fixtures of BOTH
+// layouts: each test shows the right state, the right error code and zero clicks on Retry/regenerate (and the other
+// never-click controls).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CONVERSATION_ID, FakeChatGpt, NEW_CONVERSATION_ID, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 
@@ -28,7 +29,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
         state: "ready",
         url: CONVERSATION_URL,
         continuationStatus: status,
-        // The parsed block stays in the page; the bridge hashes it before anything leaves (issue 8).
+        // The parsed block stays in the page; the bridge hashes it before anything leaves (docs/privacy.md).
         block: expect.objectContaining({ status }) as unknown,
         layout,
         since: expect.any(Number) as unknown,
@@ -37,7 +38,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.9 stale error cards: the old delivery-timeout card behind newer turns is never acted on", async () => {
+  it("stale error cards: the old delivery-timeout card behind newer turns is never acted on", async () => {
     const { reports, page, adapter } = await setup({ layout });
     // The fixture's turn 2 holds a timeout card with Retry; turns 3 and 4 follow it.
     expect(adapter.current()).toMatchObject({ state: "ready" });
@@ -51,7 +52,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.clicks.retry + page.clicks.regenerate).toBe(0);
   });
 
-  it("§9.10 noise: sr-only alerts, read-aloud Stop, Stop dictation, an aria-hidden Stop and a hidden composer", async () => {
+  it("noise: sr-only alerts, read-aloud Stop, Stop dictation, an aria-hidden Stop and a hidden composer", async () => {
     const { adapter, page, states } = await setup({ layout });
     // More harmless and harmful-looking text in screen-reader-only live regions.
     const sr = page.doc.createElement("div");
@@ -69,7 +70,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.4 Send disabled after each edit: waits for it and clicks exactly once", async () => {
+  it("Send disabled after each edit: waits for it and clicks exactly once", async () => {
     const { adapter, page } = await setup({ layout, sendDisabledMs: 1_500 });
     page.reply = { chunks: ["Done."] };
     const [result] = await Promise.all([
@@ -81,7 +82,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.accepted).toEqual([prompt("orc-disabled")]);
   });
 
-  it("§9.6 late Stop: nothing reads as idle between the click and a Stop that shows 2 s later", async () => {
+  it("late Stop: nothing reads as idle between the click and a Stop that shows 2 s later", async () => {
     const { adapter, page, states, times } = await setup({ layout });
     page.reply = { stopDelayMs: 2_000, chunks: ["Working", " on it."], chunkMs: 400 };
     const clickAt = Date.now();
@@ -96,7 +97,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.7 Pro thinking gap: Stop vanishes for 3 s after a thinking label, the turn does not end", async () => {
+  it("Pro thinking gap: Stop vanishes for 3 s after a thinking label, the turn does not end", async () => {
     const { adapter, page, states } = await setup({ layout });
     page.reply = { thinkingGapMs: 3_000, chunks: ["The", " answer."], chunkMs: 500 };
     await Promise.all([
@@ -107,7 +108,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.7 Pro: 'Answer now' stays mounted and the action bar flashes during the gap; never idle, never clicked", async () => {
+  it("Pro: 'Answer now' stays mounted and the action bar flashes during the gap; never idle, never clicked", async () => {
     const { adapter, page, states } = await setup({ layout });
     page.reply = { thinkingGapMs: 3_000, answerNow: true, flashActionBar: true, chunks: ["Final."] };
     await Promise.all([
@@ -119,7 +120,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.11 hydration remount: text put into the first composer is lost; it is submitted once, into the new one", async () => {
+  it("hydration remount: text put into the first composer is lost; it is submitted once, into the new one", async () => {
     const { adapter, page } = await setup({ layout, remountOnFirstInput: true });
     page.reply = { chunks: ["ok"] };
     const [result] = await Promise.all([
@@ -131,7 +132,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.clicks.send).toBe(1);
   });
 
-  it("§6/§9.6 transient URLs: local-chatgpt: and WEB: routes are never reported; the real /c/<uuid> is", async () => {
+  it("transient URLs: local-chatgpt: and WEB: routes are never reported; the real /c/<uuid> is", async () => {
     const { adapter, page, reports } = await setup({ layout, path: "/", emptyThread: true });
     expect(reports).toEqual([
       { state: "ready", url: "https://chatgpt.com/", layout, since: expect.any(Number) as unknown },
@@ -150,7 +151,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(adapter.current()?.url).toBe(`https://chatgpt.com/c/${NEW_CONVERSATION_ID}`);
   });
 
-  it("§9.16 approval card: error AWAITING_APPROVAL; Confirm/Deny are never clicked, steering is refused", async () => {
+  it("approval card: error AWAITING_APPROVAL; Confirm/Deny are never clicked, steering is refused", async () => {
     const { adapter, page, states } = await setup({ layout });
     page.appendUserTurn("Record the result.");
     page.appendAssistantTurn("Calling the orchestrator.");
@@ -170,7 +171,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     expect(page.forbiddenClicks).toBe(0);
   });
 
-  it("§9.17 Trusted Types: nothing assigns innerHTML-like sinks and submission still works", async () => {
+  it("Trusted Types: nothing assigns innerHTML-like sinks and submission still works", async () => {
     for (const execCommand of [true, false]) {
       const { adapter, page } = await setup({ layout, trustedTypes: true, execCommand });
       page.reply = { chunks: ["ok"] };
@@ -186,7 +187,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     }
   });
 
-  describe("§9.9 error shapes of the newest turn", () => {
+  describe("error shapes of the newest turn", () => {
     const shapes: Array<[string, (page: FakeChatGpt) => void, string]> = [
       [
         "the error card with Retry",
@@ -290,7 +291,7 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
 });
 
 describe("classic layout only", () => {
-  it("§9.1 decoy textarea: the hidden fallback textarea is never written; only the editor carries the text", async () => {
+  it("decoy textarea: the hidden fallback textarea is never written; only the editor carries the text", async () => {
     const { adapter, page } = await setup({ layout: "classic" });
     page.reply = { chunks: ["ok"] };
     const [result] = await Promise.all([

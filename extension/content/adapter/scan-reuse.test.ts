@@ -4,7 +4,9 @@
 // everything up again, and it must be the one taken while only the answer streams.
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeChatGpt } from "./fixtures/fake-chatgpt.ts";
-import { ScanMemory, scanPage, type OutsideParts, type PageScan } from "./page-scan.ts";
+import { scanPage, type OutsideParts } from "./page-scan.ts";
+import { ScanMemory } from "./scan-memory.ts";
+import type { PageScan } from "./scan-types.ts";
 import { selectorTable } from "./selectors.ts";
 import { MarkupMemo } from "./markup-memo.ts";
 import { RegionMemo } from "./page-region.ts";

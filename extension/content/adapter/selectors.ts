@@ -1,6 +1,6 @@
 // The one selector table of the adapter: every element it looks for, as a fallback chain covering both live
 // DOM generations (classic `#prompt-textarea`/`data-testid`, and the 2026 `form[data-chatgpt-composer]`).
-// Sources and confidence: /work/shared/research/chatgpt-dom.md §2; the table is reproduced in docs/adapter.md.
+// The table, with which layout each entry belongs to, is written out in docs/adapter.md, "Selector table".
 
 /**
  * Each chain is tried in order, most specific first. Chains are plain CSS so a remote update can replace one
@@ -114,7 +114,7 @@ export const SELECTORS = {
     'button[data-testid="regenerate-thread-error-button"]', // [C]
     '[data-testid*="regenerate"]', // [C] also the action bar's regenerate
   ],
-  /** The error card's own Retry (also found by its exact "Retry" label, research §5 shape 3). */
+  /** The error card's own Retry (also found by its exact "Retry" label, for the 2026 layout's card without hooks). */
   errorRetryButton: ['button[data-testid="regenerate-thread-error-button"]'],
   /** Page-level notices: rate limits, caps, sign-in and challenge dialogs. `.sr-only` ones are ignored. */
   notice: [
@@ -132,7 +132,7 @@ export const SELECTORS = {
     'button[data-testid="login-button"]',
     'button[data-testid*="login"]',
   ],
-  /** MCP tool confirmation (DOM unverified, research §8/§9.16): explicit hooks first, then Confirm+Deny pairs. */
+  /** MCP tool confirmation (DOM unverified, docs/adapter.md): explicit hooks first, then Confirm+Deny pairs. */
   approvalCard: ['[data-testid*="tool-approval"]', '[data-testid*="tool-confirmation"]'],
   /** Chat/Work switch [N]: Work runs elsewhere with other ids; we only submit in Chat mode. */
   workModeSelected: [

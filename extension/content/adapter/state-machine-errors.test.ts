@@ -1,7 +1,7 @@
 // The state machine after a submission into a page showing an error (docs/adapter.md, "States and debounce"): it
 // moves on to generating and idle, a limit notice the prompt went past stops counting, and resetAt is read once.
 import { describe, expect, it } from "vitest";
-import type { ErrorFinding, PageScan } from "./page-scan.ts";
+import type { ErrorFinding, PageScan } from "./scan-types.ts";
 import { StateMachine } from "./state-machine.ts";
 import { DEFAULT_TIMING } from "./timing.ts";
 

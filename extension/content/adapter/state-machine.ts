@@ -2,7 +2,7 @@
 // the page's own finished-turn evidence, held for a short settle (docs/adapter.md, "States"), never on silence alone.
 import { LIMIT_CODES } from "./errors.ts";
 import { LimitTracker } from "./limit-notice.ts";
-import type { ErrorFinding, LimitNotice, PageScan } from "./page-scan.ts";
+import type { ErrorFinding, LimitNotice, PageScan } from "./scan-types.ts";
 import type { ConversationState, Layout, StateReport, Timing } from "./types.ts";
 
 type Observed = NonNullable<StateReport["block"]>;

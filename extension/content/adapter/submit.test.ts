@@ -1,7 +1,7 @@
 // Runs in the node environment: each test builds its own happy-dom Window from a fixture (fixtures/fake-chatgpt.ts).
-// Submission exactly once (research §4, spec 12.4/22.2): proof of acceptance (our marker in a new user turn),
-// read-back, refusals before the click, SEND_IGNORED after it, steering, and the marker reconciliation. More on the
-// proof in submit-proof.test.ts, on drafts already in the composer in submit-drafts.test.ts.
+// Submission exactly once (docs/adapter.md, "Submission, as implemented"): proof of acceptance (our marker in a new
+// user turn), read-back, refusals before the click, SEND_IGNORED after it, steering, and the marker reconciliation.
+// More on the proof in submit-proof.test.ts, on drafts already in the composer in submit-drafts.test.ts.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CONVERSATION_ID, NEW_CONVERSATION_ID, fakePageSuite } from "./fixtures/fake-chatgpt.ts";
 import type { ChatGptAdapter, SubmitOutcome, SubmitRequest } from "./types.ts";

@@ -1,152 +1,18 @@
-// Submitting a prompt exactly once (research §4, spec 12.4): preconditions, insert, read back, ONE click, and
-// proof of acceptance: our marker in a new user turn, nothing less. A send the page visibly ignored is SEND_IGNORED;
-// anything else uncertain after the click is AMBIGUOUS_SUBMISSION; nothing is ever resent (docs/adapter.md).
+// Submitting a prompt exactly once (docs/adapter.md, "Submission, as implemented"): preconditions, insert, read back,
+// ONE click, then the proof (submit-proof.ts): our marker in a new user turn, nothing less. A send the page visibly
+// ignored is SEND_IGNORED; anything else uncertain after the click is AMBIGUOUS_SUBMISSION; nothing is ever resent.
 import { guardedClick, refusalReason } from "./click-guard.ts";
-import { clearEditor, draftOwner, focusEditor, insertMethods } from "./composer.ts";
-import type { StateMachine } from "./state-machine.ts";
+import { sendReady } from "./composer-scan.ts";
+import { clearEditor, focusEditor, insertMethods } from "./composer.ts";
+import { isDisabled, labelOf } from "./dom.ts";
 import { LIMIT_CODES } from "./errors.ts";
 import { editorIsEmpty, editorText, normalizeText } from "./page-text.ts";
-import { isDisabled, labelOf } from "./dom.ts";
-import {
-  answerFollows,
-  recentUserTurnContains,
-  sendReady,
-  type ButtonKind,
-  type ErrorFinding,
-  type LimitNotice,
-  type PageScan,
-} from "./page-scan.ts";
+import type { ButtonKind, PageScan } from "./scan-types.ts";
 import type { SelectorTable } from "./selectors.ts";
-import type {
-  PageWindow,
-  StateReport,
-  SubmitErrorCode,
-  SubmitOutcome,
-  SubmitRequest,
-  Timing,
-} from "./types.ts";
-
-export interface SubmitContext {
-  win: PageWindow;
-  table: SelectorTable;
-  timing: Timing;
-  machine: StateMachine;
-  now(): number;
-  sleep(ms: number): Promise<void>;
-  /** Scans the page and updates the state machine (reporting a transition if the adapter is started). */
-  tick(): { scan: PageScan; report: StateReport };
-  hasMarker(marker: string): boolean;
-  /**
-   * Our submission was proven (`answered`: its answer turn is already there): the machine reports generating.
-   * `wentPast`: the limit notice shown when Send was clicked (it no longer counts while it stays).
-   */
-  noteSubmitted(scan: PageScan, answered: boolean, wentPast: LimitNotice | undefined): void;
-}
-
-type Failure = Extract<SubmitOutcome, { outcome: "failed" }>;
-
-function failed(
-  errorCode: SubmitErrorCode,
-  detail: string,
-  phase: Failure["phase"] = "before-submit",
-): Failure {
-  return { outcome: "failed", errorCode, detail, phase };
-}
-
-/**
- * Page conditions that refuse a submission at once, before anything is typed: a person or the product must act first,
- * or there is no usable composer. A limit notice refuses only as a modal dialog (`refusalOf`).
- */
-const PAGE_REFUSALS: Readonly<Record<string, SubmitErrorCode>> = {
-  NOT_SIGNED_IN: "NOT_SIGNED_IN",
-  HUMAN_VERIFICATION: "NOT_SIGNED_IN",
-  CONVERSATION_TOO_LONG: "CONVERSATION_TOO_LONG",
-  HOST_UI_CHANGED: "HOST_UI_CHANGED",
-};
-
-/**
- * Errors a submission may go into while the composer is there and usable (docs/adapter.md, "Submission"): the newest
- * turn's failure, which a fresh prompt answers (docs/continuation-core.md, or an operator's Continue now), and a limit notice beside
- * the composer (its reset time is the host's to wait for). Retry is never clicked for any of them.
- */
-const SENDABLE_ERRORS: ReadonlySet<string> = new Set([
-  "MESSAGE_DELIVERY_TIMEOUT",
-  "RESPONSE_FAILED",
-  "THINKING_FAILED",
-  ...LIMIT_CODES,
-]);
-
-/** The refusal for the page's error `code` (`error`: the finding on the page now, if it is still shown). */
-function refusalOf(code: string, error: ErrorFinding | undefined): SubmitErrorCode | undefined {
-  // A rate-limit or usage-cap dialog covers the page; a notice beside the composer, or one already gone, does not.
-  if (LIMIT_CODES.has(code)) return error?.limit?.modal ? (code as SubmitErrorCode) : undefined;
-  return PAGE_REFUSALS[code];
-}
-
-type Verdict =
-  { kind: "ready"; editor: Element } | { kind: "wait"; why: string } | { kind: "fail"; failure: Failure };
-
-/** Research §4 preconditions, checked on one snapshot. */
-function preconditions(ctx: SubmitContext, req: SubmitRequest, scan: PageScan, report: StateReport): Verdict {
-  const now = ctx.now();
-  // The machine's view of this scan: a limit notice our own submission already went past no longer counts.
-  const error = ctx.machine.error;
-  const pageCode = error?.code ?? (report.state === "error" ? report.errorCode : undefined);
-  const refusal = pageCode ? refusalOf(pageCode, error) : undefined;
-  if (refusal) {
-    const why = error?.detail ?? "the composer could not be found reliably";
-    return { kind: "fail", failure: failed(refusal, `${pageCode}: ${why}`) };
-  }
-  if (scan.composer.workMode) {
-    return { kind: "fail", failure: failed("HOST_UI_CHANGED", "the composer is in Work mode, not Chat") };
-  }
-  if (req.expectUrl !== undefined) {
-    if (scan.url.kind === "transient") return { kind: "wait", why: "the conversation URL to settle" };
-    if (scan.url.url !== req.expectUrl) {
-      return {
-        kind: "fail",
-        failure: failed("HOST_UI_CHANGED", `the tab shows ${scan.url.url}, not ${req.expectUrl}`),
-      };
-    }
-  }
-  const midTurn =
-    ctx.machine.busyNow(scan, now) || report.state === "generating" || pageCode === "AWAITING_APPROVAL";
-  if (req.mode === "steer" && midTurn) {
-    return {
-      kind: "fail",
-      failure: failed(
-        "STEERING_UNAVAILABLE",
-        "ChatGPT offers no safe way to submit while a turn is in progress (research §7); Stop is never clicked",
-      ),
-    };
-  }
-  // A person's draft is refused as soon as it is seen, even mid-turn: someone is using the tab, and waiting for the
-  // deadline would only hold the worker (their draft is never overwritten or cleared).
-  const editor = scan.composer.editor;
-  if (editor && !scan.composer.problem && draftOwner(editor, scan.composer.chips, req.marker) === "person") {
-    return {
-      kind: "fail",
-      failure: failed(
-        "DRAFT_IN_COMPOSER",
-        "nothing was typed: the composer holds a draft that is not ours (text without our marker, or an " +
-          "attachment); it is never overwritten or cleared",
-      ),
-    };
-  }
-  if (pageCode === "AWAITING_APPROVAL")
-    return { kind: "wait", why: "a tool confirmation card (a person decides)" };
-  if (midTurn || ctx.machine.state === undefined) return { kind: "wait", why: "the turn in progress to end" };
-  if (ctx.machine.state === "error" && !SENDABLE_ERRORS.has(ctx.machine.errorCode ?? "")) {
-    return { kind: "wait", why: `the error ${ctx.machine.errorCode ?? ""} to clear` };
-  }
-  if (!editor || scan.composer.problem) {
-    return { kind: "wait", why: `the composer (${scan.composer.problem ?? "not found"})` };
-  }
-  if (now - ctx.machine.composerSince < ctx.timing.composerStableMs) {
-    return { kind: "wait", why: "the composer to stop remounting (hydration)" };
-  }
-  return { kind: "ready", editor };
-}
+import { clearOurs, failed, type SubmitContext } from "./submit-context.ts";
+import { preconditions } from "./submit-preconditions.ts";
+import { acceptance, lookOf, type BeforeClick } from "./submit-proof.ts";
+import type { SubmitOutcome, SubmitRequest } from "./types.ts";
 
 /** The primary button before our text went in (its voice state), for the structural Send fallback. */
 interface PrimaryBefore {
@@ -155,9 +21,9 @@ interface PrimaryBefore {
 }
 
 /**
- * Localized labels we do not know: the primary button counts as Send by structure and state (research §10)
- * when it is the form's primary slot, enabled, unclassified, not refused, and its label changed when our
- * text went in (voice → Send); it was not Stop or Send before.
+ * Localized labels we do not know: the primary button counts as Send by structure and state (docs/adapter.md,
+ * "Selector table") when it is the form's primary slot, enabled, unclassified, not refused, and its label changed
+ * when our text went in (voice → Send); it was not Stop or Send before.
  */
 function structuralSend(scan: PageScan, before: PrimaryBefore, table: SelectorTable): Element | null {
   const p = scan.composer.primary;
@@ -206,11 +72,6 @@ async function awaitSend(
     }
     await ctx.sleep(ctx.timing.submitPollMs);
   }
-}
-
-/** Clears the editor only if what it holds is ours (a person may have started typing meanwhile). */
-function clearOurs(ctx: SubmitContext, editor: Element, marker: string): void {
-  if (editorText(editor).includes(marker)) clearEditor(editor, ctx.win, ctx.table);
 }
 
 export async function submit(ctx: SubmitContext, req: SubmitRequest): Promise<SubmitOutcome> {
@@ -342,149 +203,4 @@ function dismissLimitDialog(ctx: SubmitContext): boolean {
   const dialog = limit.element.closest('[role="dialog"], [role="alertdialog"], dialog');
   const button = dialog?.querySelector("button, [role=button]");
   return button ? guardedClick(button, "dismiss-notice", ctx.win, ctx.table).clicked : false;
-}
-
-/** The page just before the click: what the proof compares with, and the limit notice the prompt goes past. */
-interface BeforeClick {
-  url: PageScan["url"];
-  limit: LimitNotice | undefined;
-  look: PageLook;
-}
-
-/**
- * What a page that takes a prompt visibly changes: the turns (a new one, or the newest growing), the URL, Stop or
- * another busy signal, the primary button (its element, label or disabled state), an attachment, an error, a dialog.
- */
-interface PageLook {
-  primary: Element | null;
-  sig: string;
-}
-
-function lookOf(scan: PageScan): PageLook {
-  const { composer } = scan;
-  const p = composer.primary;
-  const parts = [
-    scan.contentSig,
-    scan.url.kind,
-    scan.url.url,
-    composer.stopVisible,
-    scan.busy ?? "",
-    p ? labelOf(p) : "",
-    p ? isDisabled(p) : "",
-    composer.chips,
-    scan.error?.code ?? "",
-    scan.dialogOpen,
-  ];
-  return { primary: p, sig: parts.join("\u0000") };
-}
-
-/**
- * How long after the click a page that visibly did nothing at all counts as having ignored Send, before the whole
- * acceptance window has passed. chatgpt.com takes a prompt as it handles the click: Send's handler empties the
- * composer and shows the user turn before the request goes out; the slowest reaction the page is known for is Stop
- * up to 2 s after the click (docs/adapter.md, "Submission"). 5 s is 2.5 times that, and still at least four polls in
- * a hidden tab, whose timers wake once a second. It applies only while nothing in `PageLook` has changed since the
- * click: a page that shows any sign of working (a slow one, or the old turn streaming on) gets the whole window. A
- * page sends what its composer holds, and our text is cleared from it, so a page that acts late has nothing to send
- * (the resend after SEND_IGNORED is a new command with its own marker: it could not detect a late copy of this one).
- */
-const IGNORED_WHEN_QUIET_MS = 5_000;
-
-/**
- * After the ONE click, the only proof is a user turn carrying the marker (research §4). Stop appearing, the composer
- * emptied or navigation are no proof on their own: the old turn may stream on, a person may clear the composer.
- * Never resends.
- */
-async function acceptance(
-  ctx: SubmitContext,
-  req: SubmitRequest,
-  editor: Element,
-  want: string,
-  before: BeforeClick,
-): Promise<SubmitOutcome> {
-  const clickedAt = ctx.now();
-  const windowMs = ctx.timing.acceptanceWindowMs;
-  let stirred = false;
-  for (;;) {
-    await ctx.sleep(ctx.timing.submitPollMs);
-    const { scan } = ctx.tick();
-    // The marker among the newest turns only: the whole page was searched once before the click.
-    if (recentUserTurnContains(scan.turns, ctx.table, req.marker))
-      return await proven(ctx, req, scan, before);
-    const holdsOurs = editor.isConnected && scan.composer.editor === editor && editorText(editor) === want;
-    // On a chat that never got an id, the delivery-timeout banner proves non-delivery (S3 PR #274).
-    if (
-      scan.error?.code === "MESSAGE_DELIVERY_TIMEOUT" &&
-      before.url.kind !== "conversation" &&
-      scan.url.kind !== "conversation" &&
-      editorText(editor) === want
-    ) {
-      clearOurs(ctx, editor, req.marker);
-      return failed(
-        "MESSAGE_DELIVERY_TIMEOUT",
-        "message delivery timed out on a chat that never got an id, so it was not accepted; Retry was not clicked",
-        "after-click",
-      );
-    }
-    const look = lookOf(scan);
-    stirred ||= look.primary !== before.look.primary || look.sig !== before.look.sig;
-    const waited = ctx.now() - clickedAt;
-    const ended = waited >= windowMs;
-    if (!ended && (stirred || !holdsOurs || waited < Math.min(IGNORED_WHEN_QUIET_MS, windowMs))) continue;
-    // Once, before any verdict: our turn may sit further back than the newest few (the page re-rendered the thread).
-    if (ctx.hasMarker(req.marker)) return await proven(ctx, req, ctx.tick().scan, before);
-    if (holdsOurs) return ignored(ctx, req, editor, waited);
-    return failed(
-      "AMBIGUOUS_SUBMISSION",
-      `Send was clicked once; within ${windowMs} ms no user turn carried the marker, and the composer ` +
-        `${composerAfter(scan, editor, req.marker)}. Stop, an emptied composer or navigation are no proof. Not ` +
-        "resent: reconcile with hasMarker before any retry",
-      "after-click",
-    );
-  }
-}
-
-/** Our user turn is there: the machine reports generating at once; on a new chat, the real URL is waited for. */
-async function proven(
-  ctx: SubmitContext,
-  req: SubmitRequest,
-  scan: PageScan,
-  before: BeforeClick,
-): Promise<SubmitOutcome> {
-  ctx.noteSubmitted(scan, answerFollows(scan.turns, req.marker), before.limit);
-  return { outcome: "submitted", url: await settledUrl(ctx, scan) };
-}
-
-/**
- * The same editor still holds exactly our text and no user turn carries the marker: the page ignored the click (seen
- * in a long pause of a turn still running). Not delivered, so our text is removed (a leftover would block the next
- * attempt or be sent late); the host sends again once the running turn ends.
- */
-function ignored(ctx: SubmitContext, req: SubmitRequest, editor: Element, waited: number): Failure {
-  clearOurs(ctx, editor, req.marker);
-  return failed(
-    "SEND_IGNORED",
-    `Send was clicked once and the page ignored it: after ${waited} ms the composer still held exactly our text and ` +
-      "no user turn carried the marker. Our text was removed from the composer; not resent",
-    "after-click",
-  );
-}
-
-/** What the composer shows after an unproven click, for the AMBIGUOUS_SUBMISSION detail (never its text). */
-function composerAfter(scan: PageScan, editor: Element, marker: string): string {
-  if (!editor.isConnected || scan.composer.editor !== editor) return "was replaced by another";
-  if (editorIsEmpty(editor)) return "was emptied";
-  return editorText(editor).includes(marker) ? "holds our text, changed" : "holds other text";
-}
-
-/** On a new chat the real `/c/<uuid>` appears shortly after the first send; wait for it a little. */
-async function settledUrl(ctx: SubmitContext, scan: PageScan): Promise<string> {
-  if (scan.url.kind === "conversation") return scan.url.url;
-  const until = ctx.now() + ctx.timing.urlSettleMs;
-  while (ctx.now() < until) {
-    await ctx.sleep(ctx.timing.submitPollMs);
-    const { scan: now, report } = ctx.tick();
-    if (now.url.kind === "conversation") return report.url;
-  }
-  return ctx.tick().report.url;
 }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { innermost, lastCompound, queryAll } from "./dom.ts";
 import { guardedClick } from "./click-guard.ts";
 import { queryRegionChains, regionWithoutOldTurns } from "./page-region.ts";
-import { answerFollows, recentUserTurnContains, scanTurns } from "./page-scan.ts";
+import { answerFollows, recentUserTurnContains, scanTurns } from "./turn-scan.ts";
 import { SELECTORS, selectorTable } from "./selectors.ts";
 import { TurnTracker, watchedAttributes } from "./turn-tracker.ts";
 

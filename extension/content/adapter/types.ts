@@ -1,9 +1,12 @@
 // Public types of the ChatGPT page adapter: what it reports, what it needs injected, what submission returns.
 // Kept apart from the implementation so the content-script entry and the background can import them cheaply.
+import type { SubmitErrorCode } from "../../../shared/error-codes.ts";
+import type { ContinuationStatus } from "../../../shared/continuation-block.ts";
+import type { ConversationState } from "../../../shared/executor-states.ts";
 import type { ContinuationBlock, ContinuationBlockError } from "../../../shared/continuation-block.ts";
 import type { SelectorTable } from "./selectors.ts";
 
-export type ConversationState = "ready" | "generating" | "idle" | "error" | "closed";
+export type { ConversationState };
 
 export type Layout = "classic" | "composer-2026" | "unknown";
 
@@ -24,7 +27,7 @@ export interface StateReport {
   /** The conversation URL, never a transient `local-chatgpt:`/`WEB:` route (the last stable URL is kept). */
   url: string;
   /** `status:` of the continuation-state block ending the newest assistant turn, when not generating. */
-  continuationStatus?: "working" | "complete" | "blocked";
+  continuationStatus?: ContinuationStatus;
   /**
    * The parsed block (or why there is none) of the newest assistant turn, with `continuationStatus`. It never
    * leaves the page as text: the content bridge turns it into a hashed report (shared/continuation-block-report).
@@ -107,18 +110,7 @@ export interface SubmitRequest {
   expectUrl?: string;
 }
 
-export type SubmitErrorCode =
-  | "AMBIGUOUS_SUBMISSION"
-  | "HOST_UI_CHANGED"
-  | "STEERING_UNAVAILABLE"
-  | "NOT_SIGNED_IN"
-  | "RATE_LIMITED"
-  | "USAGE_CAP"
-  | "CONVERSATION_TOO_LONG"
-  | "DEADLINE_EXCEEDED"
-  | "MESSAGE_DELIVERY_TIMEOUT"
-  | "SEND_IGNORED"
-  | "DRAFT_IN_COMPOSER";
+export type { SubmitErrorCode };
 
 export type SubmitOutcome =
   | { outcome: "submitted"; url: string }

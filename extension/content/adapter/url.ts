@@ -1,5 +1,5 @@
-// Conversation URLs (research §6): the persisted `/c/<uuid>` form versus the transient routes of a first
-// send (`/c/local-chatgpt:<uuid>`, `/c/WEB:<uuid>`), which are never reported as conversation ids.
+// Conversation URLs (docs/adapter.md, the "URL" paragraph): the persisted `/c/<uuid>` form versus the transient
+// routes of a first send (`/c/local-chatgpt:<uuid>`, `/c/WEB:<uuid>`), which are never reported as conversation ids.
 
 const CONVERSATION =
   /^\/(?:g\/[^/]+\/)?c\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;

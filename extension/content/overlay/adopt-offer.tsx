@@ -1,9 +1,9 @@
-// The overlay's offer on a chatgpt.com conversation no worker holds (issue 8, only when the user turned it on in the
+// The overlay's offer on a chatgpt.com conversation no worker holds (only when the user turned it on in the
 // settings): a small collapsed badge; opened, "Keep this conversation going" with an optional objective adopts THIS
 // tab through the background (which knows the tab from the port's sender). Trusted events only, like the overlay.
 import type { JSX } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { AdoptPanel } from "../../popup/adopt-panel.tsx";
+import { AdoptPanel } from "../../ui/adopt-panel.tsx";
 import { EventGuard, Root, useGuarded } from "../../ui/components.tsx";
 import type { UiClient } from "../../ui/ui-client.ts";
 

@@ -1,4 +1,4 @@
-// The in-page overlay (spec 17.3): a collapsed badge with the worker's state in words, and a drawer with name,
+// The in-page overlay: a collapsed badge with the worker's state in words, and a drawer with name,
 // state, attempt, resumes, last progress, Auto Resume, Pause / Continue now / Stop worker and recent events.
 // It sits in the top-right corner, away from the composer (bottom centre), and acts on trusted events only.
 import type { JSX } from "preact";
@@ -8,7 +8,7 @@ import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName
 import { useLive } from "../../ui/live.ts";
 import { LivenessLine } from "../../ui/liveness-view.tsx";
 import type { UiClient } from "../../ui/ui-client.ts";
-import { workerDetailSchema, type WorkerView } from "../../ui/view-models.ts";
+import type { WorkerView } from "../../../shared/operations/views.ts";
 
 export interface OverlayProps {
   readonly client: UiClient;
@@ -20,7 +20,7 @@ export interface OverlayProps {
   readonly focusBadge?: boolean;
 }
 
-/** Spec 17.3's collapsed forms: "● Working · Attempt 4", "↻ Continuing · Attempt 4", "! Needs you", … */
+/** The collapsed badge forms: "● Working · Attempt 4", "↻ Continuing · Attempt 4", "! Needs you", … */
 export function collapsedText(w: WorkerView): string {
   const words = w.label === "Resuming" ? "Continuing" : stateWords(w);
   // Numbered by turns actually submitted, as everywhere (format.ts attemptLine).
@@ -49,12 +49,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
   useEffect(() => {
     if (props.focusBadge === true) badgeRef.current?.focus();
   }, []); // on mount only: later renders leave focus where the person put it
-  const detail = useLive(
-    client,
-    "ui_worker_detail",
-    { workerId: props.workerId, recentEvents: 8 },
-    workerDetailSchema,
-  );
+  const detail = useLive(client, "ui_worker_detail", { workerId: props.workerId, recentEvents: 8 });
   const connected = client.status.value?.connection === "connected";
   const w = detail.data?.worker;
   const toggle = useGuarded(() => setOpen((o) => !o));

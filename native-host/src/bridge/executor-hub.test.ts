@@ -1,9 +1,9 @@
-// The executor hub in one process on a real Backend with a controlled clock: what a command that waited in the host is
+// The executor hub in one process on a real Engine with a controlled clock: what a command that waited in the host is
 // sent with, the browser facts liveness gets, a raised limit, and the ui.changed that tells open views (docs/host.md).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, recordingLogger, removeDir } from "../../../test/store/helpers.ts";
 import { PROTOCOL_VERSION, type CommandMessage, type HostMessage } from "../../../shared/native-messages.ts";
-import { Backend } from "../backend/backend.ts";
+import { Engine } from "../engine/engine.ts";
 import { COMMAND_DEADLINE_MS } from "../core/attempts.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import { invoke } from "../operations/registry.ts";
@@ -12,30 +12,24 @@ import { ExecutorHub } from "./executor-hub.ts";
 const T0 = 1_800_000_000_000;
 let clock = T0;
 let dir: string;
-let backend: Backend;
+let engine: Engine;
 let hub: ExecutorHub;
 
 beforeEach(async () => {
   clock = T0;
   dir = makeTempDir("hub");
   const log = recordingLogger().log;
-  backend = await Backend.open({ dir, log, now: () => clock });
-  hub = new ExecutorHub({
-    backend,
-    operations: OPERATIONS,
-    renderPrompt: () => ({ promptId: "test@1", text: "continue" }),
-    hostVersion: "9.9.9",
-    log,
-  });
-  backend.attachSink(hub);
+  engine = await Engine.open({ dir, log, now: () => clock });
+  hub = new ExecutorHub({ engine, operations: OPERATIONS, hostVersion: "9.9.9", log });
+  engine.attach(hub);
 });
 afterEach(async () => {
-  await backend.close();
+  await engine.close();
   removeDir(dir);
 });
 
 async function call<T>(op: string, params: unknown): Promise<T> {
-  const result = await invoke(OPERATIONS, op, params, backend);
+  const result = await invoke(OPERATIONS, op, params, engine);
   if (!result.ok) throw new Error(`${op}: ${result.error.code} ${result.error.message}`);
   return result.value as T;
 }
@@ -175,5 +169,58 @@ describe("ExecutorHub gives an ended worker's tab back", () => {
     expect(sent.filter((m) => m.kind === "binding.release")).toEqual([
       { kind: "binding.release", workerId: "no-such-worker" },
     ]);
+  });
+});
+
+describe("ExecutorHub routes from durable state", () => {
+  it("a new conversation's browser is recorded by the core when its create is sent, and survives a restart", async () => {
+    const ext = await executor();
+    const [id] = await spawn(["/root"]);
+    expect(ext.commands().map((c) => c.workerId)).toEqual([id]);
+    expect(engine.state.workers[id!]!.conversation.executorId).toBe("exec-1");
+    await engine.durable();
+    await engine.close();
+    engine = await Engine.open({ dir, log: recordingLogger().log, now: () => clock });
+    expect(engine.state.workers[id!]!.conversation.executorId).toBe("exec-1");
+  });
+});
+
+describe("ExecutorHub records who adopted a conversation", () => {
+  /** A connected executor with its own id. */
+  async function browser(executorId: string) {
+    const sent: HostMessage[] = [];
+    const session = hub.connect({ label: executorId, send: (m) => sent.push(m) });
+    await session.receive({
+      kind: "hello",
+      protocolVersion: PROTOCOL_VERSION,
+      executorId,
+      browser: "chromium",
+      extensionVersion: "0.1.0",
+      bindings: [],
+      journal: [],
+    });
+    const adopt = async (requestId: string, conversationUrl: string) => {
+      await session.receive({
+        kind: "ui.request",
+        requestId,
+        op: "conversation_adopt",
+        params: { conversationUrl },
+      });
+      const answer = sent.find((m) => m.kind === "ui.response" && m.requestId === requestId);
+      if (answer?.kind !== "ui.response" || !answer.ok)
+        throw new Error(`adopt failed: ${JSON.stringify(answer)}`);
+      return (answer.result as { worker: { id: string }; existing?: true }).worker.id;
+    };
+    return { adopt };
+  }
+
+  it("the asking browser holds the adopted worker, and adopting it again from another browser moves it there", async () => {
+    const url = "https://chatgpt.com/c/1b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
+    const first = await browser("exec-1");
+    const second = await browser("exec-2");
+    const id = await second.adopt("r1", url);
+    expect(engine.state.workers[id]!.conversation.executorId).toBe("exec-2");
+    expect(await first.adopt("r2", url)).toBe(id);
+    expect(engine.state.workers[id]!.conversation.executorId).toBe("exec-1");
   });
 });

@@ -92,29 +92,21 @@ describe("slotsInUse", () => {
 
   it("counts the executor's generating and starting turns and its unanswered commands, each worker once", () => {
     const s = state(
-      worker("gen", { conv: { state: "generating" } }),
-      worker("starting", { current: submitted }),
-      worker("seen", { current: submitted, conv: { changes: 4 } }), // the page reported since: not starting
-      worker("ended", { status: "completed", conv: { state: "generating" } }),
-      worker("other", { conv: { state: "generating" } }),
-      worker("idle", {}),
+      worker("gen", { conv: { state: "generating", executorId: "A" } }),
+      worker("starting", { current: submitted, conv: { executorId: "A" } }),
+      worker("seen", { current: submitted, conv: { changes: 4, executorId: "A" } }), // reported since: not starting
+      worker("ended", { status: "completed", conv: { state: "generating", executorId: "A" } }),
+      worker("other", { conv: { state: "generating", executorId: "B" } }),
+      worker("idle", { conv: { executorId: "A" } }),
     );
-    const owners = new Map([
-      ["gen", "A"],
-      ["starting", "A"],
-      ["seen", "A"],
-      ["ended", "A"],
-      ["other", "B"],
-      ["idle", "A"],
-    ]);
     const unanswered = [
       { workerId: "gen", executorId: "A", type: "conversation.send" as const },
       { workerId: "new", executorId: "A", type: "conversation.create" as const },
       { workerId: "steer", executorId: "A", type: "conversation.steer" as const },
       { workerId: "elsewhere", executorId: "B", type: "conversation.create" as const },
     ];
-    expect(slotsInUse(s, "A", owners, unanswered)).toBe(3); // gen, starting, new
-    expect(slotsInUse(s, "B", owners, unanswered)).toBe(2); // other, elsewhere
-    expect(slotsInUse(s, "C", owners, [])).toBe(0);
+    expect(slotsInUse(s, "A", unanswered)).toBe(3); // gen, starting, new
+    expect(slotsInUse(s, "B", unanswered)).toBe(2); // other, elsewhere
+    expect(slotsInUse(s, "C", [])).toBe(0);
   });
 });

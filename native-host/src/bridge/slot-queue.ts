@@ -114,21 +114,15 @@ export interface Unanswered {
 }
 
 /**
- * Slots in use on `executorId`: its active workers whose conversation was last seen generating or whose submitted turn
- * the page has not reported on yet (it is starting), plus the slot-taking commands sent to it and not answered. A
- * worker counts once: it has one tab.
+ * Slots in use on `executorId`: the active workers it holds (their conversation's recorded executor) that were last
+ * seen generating or whose submitted turn the page has not reported on yet (it is starting), plus the slot-taking
+ * commands sent to it and not answered. A worker counts once: it has one tab.
  */
-export function slotsInUse(
-  state: DomainState,
-  executorId: string,
-  owners: ReadonlyMap<string, string>,
-  unanswered: Iterable<Unanswered>,
-): number {
+export function slotsInUse(state: DomainState, executorId: string, unanswered: Iterable<Unanswered>): number {
   const holders = new Set<string>();
-  for (const [workerId, owner] of owners) {
-    const w = state.workers[workerId];
-    if (owner !== executorId || w?.status !== "active") continue;
-    if (w.conversation.state === "generating" || submittedUnseen(w)) holders.add(workerId);
+  for (const w of Object.values(state.workers)) {
+    if (w.conversation.executorId !== executorId || w.status !== "active") continue;
+    if (w.conversation.state === "generating" || submittedUnseen(w)) holders.add(w.id);
   }
   for (const u of unanswered) {
     if (u.executorId === executorId && needsSlot(u.type)) holders.add(u.workerId);

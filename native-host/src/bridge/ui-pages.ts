@@ -1,4 +1,4 @@
-// Paging of `ui.response` (architecture §7: a message to the extension stays under the browser's 1 MB limit, lists
+// Paging of `ui.response` (docs/host.md: a message to the extension stays under the browser's 1 MB limit, lists
 // are paged). An answer too large for one frame is cut into pages once, when it is computed; the executor asks for
 // the rest with `nextCursor`, so the pages are one snapshot and together hold every list item exactly once.
 import { randomUUID } from "node:crypto";

@@ -3,8 +3,8 @@
 // under %LOCALAPPDATA%. A Chromium started with a custom --user-data-dir reads <dir>/NativeMessagingHosts/ instead.
 import { homedir } from "node:os";
 import path from "node:path";
-import type { ExtensionFamily } from "./extension-ids.ts";
-import { NATIVE_HOST_NAME } from "./extension-ids.ts";
+import type { ExtensionFamily } from "../../../shared/extension-ids.ts";
+import { NATIVE_HOST_NAME } from "../../../shared/extension-ids.ts";
 
 export const BROWSERS = ["chrome", "chromium", "firefox", "librewolf"] as const;
 export type Browser = (typeof BROWSERS)[number];

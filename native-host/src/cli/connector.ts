@@ -1,4 +1,4 @@
-// `orchestrator connector`: what to paste into an MCP client, from config.json (architecture §6).
+// `orchestrator connector`: what to paste into an MCP client, from config.json (docs/mcp.md, "Connecting").
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { configPath, hostConfigSchema, loadHostConfig } from "../config/host-config.ts";

@@ -57,7 +57,7 @@ export function processContext(): CliContext {
   };
 }
 
-/** The data directory (architecture §4): ORCHESTRATOR_HOME, else the platform's user data folder. */
+/** The data directory (docs/cli.md, "Environment"): ORCHESTRATOR_HOME, else the platform's user data folder. */
 export function dataDirOf(ctx: CliContext): string {
   return pathFor(ctx.platform).resolve(ctx.cwd, resolveDataDir(ctx.env, ctx.platform));
 }

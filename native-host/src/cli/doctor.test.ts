@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TestCli } from "./cli-test-kit.ts";
 import { testCli } from "./cli-test-kit.ts";
 import type { Check } from "./doctor.ts";
-import { DEFAULT_CHROME_EXTENSION_ID, NATIVE_HOST_NAME } from "./extension-ids.ts";
+import { DEFAULT_CHROME_EXTENSION_ID, NATIVE_HOST_NAME } from "../../../shared/extension-ids.ts";
 
 /** The id the extension build pins (manifest `key`): doctor without --extension-id expects it. */
 const CHROME_ID = DEFAULT_CHROME_EXTENSION_ID;

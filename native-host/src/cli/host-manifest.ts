@@ -2,8 +2,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { ExtensionFamily } from "./extension-ids.ts";
-import { chromeOrigin, isChromeExtensionId, isGeckoExtensionId, NATIVE_HOST_NAME } from "./extension-ids.ts";
+import type { ExtensionFamily } from "../../../shared/extension-ids.ts";
+import {
+  chromeOrigin,
+  isChromeExtensionId,
+  isGeckoExtensionId,
+  NATIVE_HOST_NAME,
+} from "../../../shared/extension-ids.ts";
 
 const TEMPLATE_FILE: Record<ExtensionFamily, string> = {
   chromium: "native-host.chromium.json",

@@ -21,7 +21,7 @@ import {
   DEFAULT_FIREFOX_EXTENSION_ID,
   NATIVE_HOST_NAME,
   parseNativeHostCaller,
-} from "./extension-ids.ts";
+} from "../../../shared/extension-ids.ts";
 import { launcherScript, parseLauncher } from "./launcher.ts";
 
 const CHROME_ID = "fcmjoongomnfgnfjblfnieeifpidloll";

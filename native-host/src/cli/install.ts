@@ -16,14 +16,14 @@ import { BROWSER_FAMILY, resolveTargets, UsageError } from "./browsers.ts";
 import type { CliContext, ExecFn } from "./context.ts";
 import { secureDataDir } from "../store/data-dir.ts";
 import { cliEntry, dataDirOf } from "./context.ts";
-import type { ExtensionFamily } from "./extension-ids.ts";
+import type { ExtensionFamily } from "../../../shared/extension-ids.ts";
 import {
   chromeOrigin,
   classifyExtensionId,
   DEFAULT_CHROME_EXTENSION_ID,
   DEFAULT_FIREFOX_EXTENSION_ID,
   isChromeExtensionId,
-} from "./extension-ids.ts";
+} from "../../../shared/extension-ids.ts";
 import { buildHostManifest, serializeManifest } from "./host-manifest.ts";
 import { launcherPath, launcherScript } from "./launcher.ts";
 

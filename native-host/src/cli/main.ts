@@ -1,4 +1,4 @@
-// The `orchestrator` command line (architecture §4): dispatches sub-commands; names and options are a fixed contract.
+// The `orchestrator` command line (docs/cli.md): dispatches sub-commands; names and options are a fixed contract.
 import { UsageError } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
 import { processContext } from "./context.ts";
@@ -10,9 +10,9 @@ function lazy(name: "runInstall" | "runUninstall" | "runConnector" | "runDoctor"
   return async (args, ctx) => (await import("./commands.ts"))[name](args, ctx);
 }
 
-/** A process-running command of ../host/cli-commands.ts, imported only when it runs. */
+/** A process-running command of host-commands.ts, imported only when it runs. */
 function hostCommand(name: "runServeCommand" | "runStatusCommand" | "runNativeHostCommand"): Run {
-  return async (args, ctx) => (await import("../host/cli-commands.ts"))[name](args, ctx);
+  return async (args, ctx) => (await import("./host-commands.ts"))[name](args, ctx);
 }
 
 interface Command {
@@ -49,7 +49,7 @@ const COMMANDS: Record<string, Command> = {
   },
   mcp: {
     summary: "stdio MCP server proxying to the running backend",
-    run: async (args, ctx) => (await import("../host/mcp-stdio-proxy.ts")).runMcpProxyCommand(args, ctx),
+    run: async (args, ctx) => (await import("./mcp-stdio-proxy.ts")).runMcpProxyCommand(args, ctx),
   },
   connector: {
     summary: "print what to paste into an MCP client (URLs, token, tunnel)",
@@ -64,7 +64,7 @@ const COMMANDS: Record<string, Command> = {
   repair: {
     summary: "open a data directory missing acknowledged transactions, recording the loss",
     usage: "orchestrator repair --accept-loss [--yes]",
-    run: async (args, ctx) => (await import("../host/repair-command.ts")).runRepairCommand(args, ctx),
+    run: async (args, ctx) => (await import("./repair-command.ts")).runRepairCommand(args, ctx),
   },
   "native-host": {
     summary: "what the browser launches through native messaging",

@@ -20,7 +20,7 @@ import type { Browser } from "./browsers.ts";
 import { BROWSERS, homeDir } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
 import { dataDirOf } from "./context.ts";
-import { isPidAlive } from "./doctor.ts";
+import { isPidAlive } from "./process-alive.ts";
 import { install, resolveExtensionIds } from "./install.ts";
 
 const TARGETS = ["chrome", "firefox"] as const;
@@ -231,7 +231,7 @@ export async function runStart(args: readonly string[], ctx: CliContext): Promis
   }
   nextSteps(ctx, openBrowser).forEach((l) => ctx.out(l));
   ctx.out("");
-  const { runServeCommand } = await import("../host/cli-commands.ts");
+  const { runServeCommand } = await import("./host-commands.ts");
   const serving = runServeCommand([], ctx);
   // Open the browser once this process owns the data directory, so the browser's host relays to it.
   if (openBrowser && (await ownerWithin(dataDir, 10_000))) await openChromium(ctx, chromium);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { BROWSERS, resolveTargets, UsageError, userManifestTarget } from "./browsers.ts";
 import type { ExecFn, ExecResult } from "./context.ts";
-import { NATIVE_HOST_NAME } from "./extension-ids.ts";
+import { NATIVE_HOST_NAME } from "../../../shared/extension-ids.ts";
 import {
   deleteRegistryKey,
   parseRegDefaultValue,

@@ -1,4 +1,5 @@
-// config.json in the data directory (architecture §4): MCP port and token, created on first use with mode 0600.
+// config.json in the data directory (docs/host.md, "Files in the data directory"): MCP port and token, created on
+// first use with mode 0600.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

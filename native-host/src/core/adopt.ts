@@ -1,4 +1,4 @@
-// Adopting an existing ChatGPT conversation (issue 8): it becomes a worker of a new or chosen run with Auto
+// Adopting an existing ChatGPT conversation (zero-setup mode): it becomes a worker of a new or chosen run with Auto
 // Resume on and the block as its completion signal; no new chat is opened, the first turn is sent into it.
 import { castDraft } from "immer";
 import {
@@ -116,6 +116,7 @@ export function adoptConversation(ctx: Ctx, input: Of<"worker.adopt">): Rejectio
       observedSeq: 0,
       since: ctx.now,
       url: input.conversationUrl.trim(),
+      ...(input.executorId !== undefined ? { executorId: input.executorId } : {}),
     },
     attemptCount: 0,
     autoResumes: 0,

@@ -1,8 +1,9 @@
-// Execution attempts (spec 7.2): scheduling one, moving it through its states, and no-progress accounting (16).
+// Execution attempts: scheduling one, moving it through its states, and no-progress accounting
+// (docs/continuation-core.md).
 import { castDraft } from "immer";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
-import { promptIdFor } from "../prompts/render.ts";
+import { type PromptContext, promptIdFor } from "./prompts/render.ts";
 import { COMMAND_TYPES, commandFor } from "./commands.ts";
 import type { EventType } from "./events.ts";
 import type { Attempt, AttemptReason, AttemptState, Delivery, Intent, PromptKind } from "./model.ts";
@@ -30,21 +31,21 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
   const seq = w.attemptCount + 1;
   const id = `${w.id}:${seq}`;
   const run = ctx.run(w.runId);
+  if (!run) throw new Error(`worker ${w.id} refers to missing run ${w.runId}`);
   const [root] = ctx.findWorkers((r) => r.runId === w.runId && r.path === "/root");
+  const prompts: PromptContext = { worker: w, run, ...(root ? { rootWorker: root } : {}) };
   // The template version is decided here and stored, so the attempt records exactly what was sent.
-  const promptId = run
-    ? promptIdFor(
-        {
-          kind: plan.promptKind,
-          workerPath: w.path,
-          attemptSeq: seq,
-          reason: plan.reason,
-          wakeReasons: plan.intent.reasons,
-          texts: [],
-        },
-        { worker: w, run, ...(root ? { rootWorker: root } : {}) },
-      )
-    : plan.promptKind;
+  const promptId = promptIdFor(
+    {
+      kind: plan.promptKind,
+      workerPath: w.path,
+      attemptSeq: seq,
+      reason: plan.reason,
+      wakeReasons: plan.intent.reasons,
+      texts: [],
+    },
+    prompts,
+  );
   const attempt: Attempt = {
     id,
     runId: w.runId,
@@ -75,7 +76,7 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
       wakeReasons: attempt.wakeReasons,
     });
   }
-  ctx.effects.push({ kind: "command", command: commandFor(w, attempt) });
+  ctx.effects.push({ kind: "command", command: commandFor(w, attempt, prompts) });
 }
 
 export function isEnded(state: AttemptState): boolean {
@@ -226,7 +227,7 @@ export function pauseForStall(ctx: Ctx, w: DraftWorker, why: string): void {
 }
 
 /**
- * Records durable progress (spec 16.1): marks the current attempt productive and resets the stall guard.
+ * Records durable progress: marks the current attempt productive and resets the stall guard.
  * With `requireProgressHeartbeat`, only explicit `worker.progress` reports count.
  */
 export function recordProgress(

@@ -1,5 +1,6 @@
 // The working context of one transition: the immer draft, the injected clock and randomness, collected effects.
 import type { Draft } from "immer";
+import type { ErrorCode } from "../../../shared/error-codes.ts";
 import type { Effect } from "./effects.ts";
 import type { DomainEvent, EventType } from "./events.ts";
 import type { DomainState, Run, Worker } from "./model.ts";
@@ -11,7 +12,7 @@ export interface Clock {
 }
 
 export interface Rejection {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
 }
 
@@ -78,6 +79,6 @@ export class Ctx {
   }
 }
 
-export function reject(code: string, message: string): Rejection {
+export function reject(code: ErrorCode, message: string): Rejection {
   return { code, message };
 }

@@ -1,5 +1,6 @@
-// The continuation core against details of the spec: the 7.1 policy defaults (and the stall thresholds at them), the
-// 10.6 keepalive jitter, the 10.2 evaluation order with several conditions true at once, and each section 9 event type.
+// The continuation core against its documented details (docs/continuation-core.md): the policy defaults (and the
+// stall thresholds at them), the keepalive jitter, the evaluation order with several conditions true at once, and
+// each domain event type.
 import { describe, expect, it } from "vitest";
 import {
   type ContinuationPolicy,
@@ -48,10 +49,10 @@ function policyFor(sim: Simulation, workerId = "w-1"): ContinuationPolicy {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// spec 7.1 defaults.
+// Policy defaults.
 
-describe("spec 7.1 default continuation policy", () => {
-  it("every default equals the value spec 7.1 recommends", () => {
+describe("default continuation policy", () => {
+  it("every default equals the documented default (docs/continuation-core.md)", () => {
     expect(DEFAULT_CONTINUATION_POLICY).toEqual({
       mode: "manual",
       idleGraceMs: 3 * SECOND,
@@ -64,7 +65,7 @@ describe("spec 7.1 default continuation policy", () => {
       stallPauseAfterNoProgressAttempts: 20,
       stallWarningAfterNoProgressMs: 30 * MINUTE,
       stallPauseAfterNoProgressMs: 60 * MINUTE,
-      // Not in spec 7.1: issue 8's fields, defaults documented in docs/continuation-core.md.
+      // Zero-setup mode's fields (docs/continuation-core.md, "Completion signal").
       completionSignal: "mcp",
       pauseAfterInvalidBlocks: 3,
       // Not in the recommended defaults either: optional caps (none by default) and the rate-limit buffer (docs/continuation-core.md).
@@ -114,9 +115,9 @@ describe("spec 7.1 default continuation policy", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// spec 10.6 keepalive jitter.
+// Keepalive jitter.
 
-describe("spec 10.6 keepalive jitter", () => {
+describe("keepalive jitter", () => {
   it("over 50 seeds, every deadline is 20–21 min after its submission, fires there, and they spread", () => {
     const offsets: number[] = [];
     for (let seed = 1; seed <= 50; seed++) {
@@ -165,7 +166,7 @@ describe("spec 10.6 keepalive jitter", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// spec 10.2 evaluation order with several conditions true at once.
+// Evaluation order with several conditions true at once.
 
 interface Situation {
   readonly run: Run;
@@ -188,7 +189,7 @@ const withWorker = (s: Situation, patch: Partial<Worker>): Situation => ({
   worker: { ...s.worker, ...patch },
 });
 
-/** Spec 10.2 steps 1–9, in the spec's order; step 10 (deliver) is the baseline. */
+/** The hold/cancel steps of evaluateIntent, in its order (docs/continuation-core.md); delivery is the baseline. */
 const RULES: readonly Rule[] = [
   {
     name: "run ended",
@@ -276,7 +277,7 @@ const PAIRS = RULES.flatMap((first, i) =>
 
 const rule = (name: string): Rule => RULES.find((r) => r.name === name)!;
 
-describe("spec 10.2 evaluation order, several conditions at once (evaluateIntent)", () => {
+describe("evaluation order, several conditions at once (evaluateIntent)", () => {
   it("baseline: with no condition the wake is delivered (steered into the turn)", () => {
     expect(decide(baseline())).toEqual({ kind: "deliver", delivery: "steer" });
   });
@@ -313,7 +314,7 @@ describe("spec 10.2 evaluation order, several conditions at once (evaluateIntent
   });
 });
 
-describe("spec 10.2 evaluation order, several conditions at once (through the engine)", () => {
+describe("evaluation order, several conditions at once (through the engine)", () => {
   /** A worker awaiting a person, with a held event wake. */
   function humanWaitWithHeldWake(): Simulation {
     const sim = new Simulation();
@@ -454,9 +455,9 @@ describe("spec 10.2 evaluation order, several conditions at once (through the en
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// spec 9 event types, each asserted by name with its key fields.
+// Domain event types, each asserted by name with its key fields.
 
-describe("spec 9 event types", () => {
+describe("domain event types", () => {
   it("execution.generating: a submitted turn observed generating", () => {
     const sim = new Simulation();
     sim.start();

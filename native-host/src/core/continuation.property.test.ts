@@ -4,16 +4,17 @@
 //   inv1  one continuation in flight per worker: no command while the previous one has neither a result nor
 //         a generating observation (tracked from the effects), and the core's scheduled attempt agrees.
 //   inv2  no command for an ended worker or run, or for one awaiting a person, a dependency or paused in the
-//         transition's input state, unless that very input lifted every such hold (spec 14–15).
+//         transition's input state, unless that very input lifted every such hold (docs/continuation-core.md,
+//         "Operator semantics").
 //   inv3  a steer, or any command while generating, comes ≥ minContinuationSpacingMs after the last confirmed
-//         submission unless it is corrective (10.4). Continue now is not exempt here: on a generating
-//         conversation it is a post-turn resume (15.2).
+//         submission unless it is corrective steering. Continue now is not exempt here: on a generating
+//         conversation it is a resume queued for after the turn.
 //   inv4  restart: the state is plain JSON and, after a JSON round trip, behaves exactly as before; liveness:
 //         an idle, runnable Auto Resume worker with nothing in flight gets its command within the idle grace.
 //   inv5  manual mode: no auto_resume or recovery attempt.
 //   inv6  every command comes with an execution.scheduled event of the same execution id, and vice versa.
-//   inv7  worktree ownership (spec 24): at most one active owner per location; only a claim, a release or the
-//         owner's end changes who owns what (never a resume, observation, tick or restart).
+//   inv7  worktree ownership (docs/continuation-core.md): at most one active owner per location; only a claim, a
+//         release or the owner's end changes who owns what (never a resume, observation, tick or restart).
 //   inv8  the liveness invariant (docs/continuation-core.md): every active worker is moving, due or held for a
 //         named reason, never unexplained; a due worker has the timer armed no later than its time, and when that
 //         time comes something happens (a command, or a different state). No worker state is excluded.
@@ -400,8 +401,9 @@ function modeOf(state: DomainState, w: Worker): "auto" | "manual" {
 }
 
 /**
- * Invariant 2's exceptions, from spec 14–15: the only inputs that may lift each kind of hold and so create
- * an attempt in the same transition. Every hold the worker had must be lifted by the input.
+ * Invariant 2's exceptions (human waits, dependency waits, pauses; docs/continuation-core.md): the only inputs that
+ * may lift each kind of hold and so create an attempt in the same transition. Every hold the worker had must be
+ * lifted by the input.
  */
 function releasesHold(
   before: DomainState,
@@ -834,7 +836,7 @@ class World {
     }
 
     // Invariant 3: steering, or anything while generating, respects the floor; only correction bypasses it.
-    // Spec 15.2: Continue now on a generating conversation queues a resume for after the turn, so it is no
+    // Continue now on a generating conversation queues a resume for after the turn, so it is no
     // exemption for a delivery into the running turn (the stated property exempted manual_resume too).
     const intoTurn = command.type === "conversation.steer" || t.convo.state === "generating";
     if (intoTurn && command.prompt.kind !== "corrective" && t.lastSubmittedAt !== undefined && w1) {

@@ -1,4 +1,5 @@
-// Spec 26.1 core unit tests plus the issue's extra acceptance cases, on a simulated clock.
+// Core unit tests of the continuation rules (docs/continuation-core.md) plus further acceptance cases, on a
+// simulated clock.
 import { describe, expect, it } from "vitest";
 import { dispositionOf } from "./policy.ts";
 import { Simulation } from "./simulation.ts";
@@ -12,7 +13,7 @@ function endTurn(sim: Simulation, workerId = "w-1"): void {
   sim.advance(3 * SECOND);
 }
 
-describe("spec 26.1", () => {
+describe("core continuation rules", () => {
   it("idle + active + auto -> one resume scheduled", () => {
     const sim = new Simulation();
     sim.start({ mode: "auto" });
@@ -120,7 +121,7 @@ describe("spec 26.1", () => {
     sim.advance(60 * MINUTE);
     expect(sim.commandsFor("w-1")).toHaveLength(2);
     expect(sim.worker("w-1").current).toMatchObject({ seq: 2, state: "completed" });
-    // The trace of spec 9: completion, then the final idle, and nothing after it.
+    // The event trace: completion, then the final idle, and nothing after it.
     const types = sim.eventTypes("w-1");
     expect(types.slice(types.indexOf("worker.completed"))).toEqual([
       "worker.completed",
@@ -209,7 +210,7 @@ describe("spec 26.1", () => {
   });
 });
 
-describe("issue acceptance", () => {
+describe("further acceptance cases", () => {
   it("keepalive fires while generating and is held until idle when steering is unavailable", () => {
     const sim = new Simulation(7);
     sim.start();
@@ -667,7 +668,7 @@ describe("regressions from the property tests", () => {
     sim.apply({ type: "message.send", messageId: "m-1", from: "operator", toWorkerId: "w-1", body: "news" });
     sim.result("w-1");
     sim.observe("w-1", "generating");
-    // Queued for after the turn (spec 15.2): nothing is steered into it, not even after the 15 min floor,
+    // Queued for after the turn: nothing is steered into it, not even after the 15 min floor,
     // so the person's Continue now is not used up inside the turn it was meant to follow.
     sim.advance(20 * MINUTE);
     expect(sim.commandsFor("w-1")).toHaveLength(1);
@@ -752,7 +753,7 @@ describe("regressions from the property tests", () => {
   });
 });
 
-describe("continuation-state block signal (spec 27.3)", () => {
+describe("continuation-state block signal (completionSignal mcp)", () => {
   it("records the reported status without letting it end, block or resume the worker", () => {
     const sim = new Simulation();
     sim.start();

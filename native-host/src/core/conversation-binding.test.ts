@@ -157,3 +157,44 @@ describe("the idle grace counts from the page's own end of turn", () => {
     expect(later.worker("w-1").intent?.notBefore).toBe(later.now + 3 * SECOND);
   });
 });
+
+describe("the core records which browser holds a worker's conversation (the bridge routes by it)", () => {
+  const holder = (sim: Simulation) => sim.worker("w-1").conversation.executorId;
+
+  it("a bound or detached binding, a state report and a routed command name the holder; a closed binding keeps it", () => {
+    const sim = new Simulation();
+    sim.start();
+    expect(holder(sim)).toBeUndefined();
+    sim.apply({ type: "conversation.held", workerId: "w-1", executorId: "chrome" });
+    expect(holder(sim)).toBe("chrome");
+    sim.apply({ type: "binding.changed", workerId: "w-1", binding: "detached", executorId: "firefox" });
+    expect(holder(sim)).toBe("firefox");
+    // A browser that closed the tab (reopening off) or lost it does not take the worker; the holder stays.
+    sim.apply({ type: "binding.changed", workerId: "w-1", binding: "closed", executorId: "chrome" });
+    expect(holder(sim)).toBe("firefox");
+    sim.apply({
+      type: "conversation.observed",
+      workerId: "w-1",
+      state: "idle",
+      seq: 9,
+      executorId: "chrome",
+    });
+    expect(holder(sim)).toBe("chrome");
+    // Even a stale report comes from the browser showing the conversation.
+    sim.apply({ type: "conversation.observed", workerId: "w-1", state: "idle", seq: 1, executorId: "edge" });
+    expect(holder(sim)).toBe("edge");
+  });
+
+  it("an adopted conversation is held by the browser that asked", () => {
+    const sim = new Simulation();
+    sim.apply({
+      type: "worker.adopt",
+      workerId: "w-1",
+      runId: "r",
+      newRun: { name: "kept" },
+      conversationUrl: "https://chatgpt.com/c/0b0e4f7a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+      executorId: "chrome",
+    });
+    expect(holder(sim)).toBe("chrome");
+  });
+});

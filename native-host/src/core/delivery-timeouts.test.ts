@@ -1,5 +1,6 @@
 // Commands that did not reach the conversation: repeated delivery timeouts each get one fresh `continue` and count as
-// turns without progress (spec 26.3), so the stall rules end the series; a refused create is tried again on Continue now.
+// turns without progress (docs/continuation-core.md, "Stall guard"), so the stall rules end the series; a refused
+// create is tried again on Continue now.
 import { describe, expect, it } from "vitest";
 import { Simulation } from "./simulation.ts";
 

@@ -1,8 +1,9 @@
 // Effects the core asks the outside world to carry out, as data; applied only after the transaction is durable.
+import type { CommandType } from "../../../shared/executor-states.ts";
 import type { DomainEvent } from "./events.ts";
 import type { AttemptReason, PromptKind } from "./model.ts";
 
-export type CommandType = "conversation.create" | "conversation.send" | "conversation.steer";
+export type { CommandType };
 
 export interface PromptRequest {
   readonly kind: PromptKind;
@@ -16,6 +17,12 @@ export interface PromptRequest {
   readonly texts: readonly string[];
 }
 
+/** The text a command delivers and the template version it came from; rendered by the core, never stored. */
+export interface RenderedPrompt {
+  readonly promptId: string;
+  readonly text: string;
+}
+
 export interface ExecutorCommand {
   readonly type: CommandType;
   readonly commandId: string;
@@ -26,7 +33,10 @@ export interface ExecutorCommand {
   readonly workerId: string;
   readonly conversationUrl?: string;
   readonly deadlineAt: number;
+  /** What the turn asks for and why (kind, reason, wake reasons): the record's terms, not the text. */
   readonly prompt: PromptRequest;
+  /** What the executor types: rendered from `prompt` when the command is built, so the bridge sends it as is. */
+  readonly rendered: RenderedPrompt;
 }
 
 export type Effect =
@@ -34,5 +44,5 @@ export type Effect =
   | { readonly kind: "command"; readonly command: ExecutorCommand }
   /** Ask the executor to drop a command it has not started submitting (the worker ended meanwhile). */
   | { readonly kind: "cancel_command"; readonly workerId: string; readonly commandId: string }
-  /** The single timer the scheduler keeps: the earliest deadline in the state, or none. */
+  /** The single timer the engine keeps: the earliest deadline in the state, or none. */
   | { readonly kind: "timer"; readonly at: number | null };

@@ -1,4 +1,4 @@
-// The delivery decision of spec 10.2, as a pure function of durable state: cancel, hold, wait, or deliver.
+// The delivery decision (docs/continuation-core.md), as a pure function of durable state: cancel, hold, wait, or deliver.
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import { RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
 import { type Delivery, type Intent, type Run, submittedUnseen, type Worker } from "./model.ts";
@@ -26,7 +26,7 @@ export type Decision =
   | { readonly kind: "wait"; readonly until: number; readonly why: WaitReason }
   | { readonly kind: "deliver"; readonly delivery: Delivery };
 
-/** Evaluates an intent in the order of spec 10.2; the first rule that applies decides. */
+/** Evaluates an intent rule by rule, in a fixed order; the first rule that applies decides. */
 export function evaluateIntent(
   run: Run,
   w: Worker,
@@ -62,7 +62,7 @@ export function evaluateIntent(
 
   // Rule 9: the anti-spam floor, bypassed by an idle conversation (policy), corrective steering and Continue now.
   // Continue now bypasses it only into an idle conversation: on a generating one it is a resume queued for
-  // after the turn (15.2), so it must not carry a coalesced steerable wake into the turn inside the floor.
+  // after the turn, so it must not carry a coalesced steerable wake into the turn inside the floor.
   const bypass =
     intent.corrective || (delivery !== "steer" && (intent.manual || policy.idleMayBypassMinSpacing));
   const floorAt =
@@ -85,7 +85,7 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
     case "ready":
       return "send";
     case "generating":
-      // Continue now means "after this turn" (15.2): a steerable wake must not use it up inside the turn,
+      // Continue now means "after this turn": a steerable wake must not use it up inside the turn,
       // unless the correction itself is urgent.
       return intent.allowSteer && (!intent.manual || intent.corrective)
         ? "steer"

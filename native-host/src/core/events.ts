@@ -1,4 +1,4 @@
-// Durable event types (spec 9 plus lifecycle events); appended in the same transaction as the state they describe.
+// Durable event types (docs/continuation-core.md, plus lifecycle events); appended in the same transaction as the state they describe.
 export const EVENT_TYPES = [
   "run.created",
   "run.completed",

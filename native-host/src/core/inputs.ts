@@ -1,4 +1,5 @@
 // Everything that can happen to the domain: operations (MCP, UI, root), executor observations and the clock.
+import type { ContinuationStatus } from "../../../shared/continuation-block.ts";
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import type { PolicyPatch } from "../../../shared/continuation-policy.ts";
 import type { BindingState, ConversationState } from "./model.ts";
@@ -29,7 +30,7 @@ export type Input =
       readonly objective: string;
       readonly acceptance?: readonly string[];
       readonly policy?: PolicyPatch;
-      /** Work locations (worktree paths or branches) the worker owns from the start (spec 24). */
+      /** Work locations (worktree paths or branches) the worker owns from the start. */
       readonly worktrees?: readonly string[];
       /** A chatgpt.com GPT or project page to start the worker's conversation in (default: a plain new chat). */
       readonly startUrl?: string;
@@ -45,6 +46,8 @@ export type Input =
       /** The existing conversation, `https://chatgpt.com/…/c/<id>`: no new chat is opened. */
       readonly conversationUrl: string;
       readonly objective?: string;
+      /** The executor whose tab shows the conversation (the UI request came from it): it holds the worker. */
+      readonly executorId?: string;
     }
   | { readonly type: "worker.progress"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.complete"; readonly workerId: string; readonly summary?: string }
@@ -69,9 +72,9 @@ export type Input =
   | {
       readonly type: "worker.continue_now";
       readonly workerId: string;
-      /** Clear a human or dependency wait instead of failing (spec 8.3.2). */
+      /** Clear a human or dependency wait instead of failing. */
       readonly overrideWait?: boolean;
-      /** Clear a pause (operator or stall) instead of failing (spec 8.3.3). */
+      /** Clear a pause (operator or stall) instead of failing. */
       readonly clearPause?: boolean;
     }
   | { readonly type: "worker.stop"; readonly workerId: string; readonly reason?: string }
@@ -80,7 +83,7 @@ export type Input =
       readonly type: "worker.steer";
       readonly workerId: string;
       readonly text: string;
-      /** Deduplication key; repeated identical corrections are dropped (spec 10.4). Defaults to the text. */
+      /** Deduplication key; repeated identical corrections are dropped. Defaults to the text. */
       readonly key?: string;
     }
   | {
@@ -108,8 +111,8 @@ export type Input =
       readonly seq: number;
       readonly errorCode?: string;
       readonly url?: string;
-      /** `status:` of the newest continuation-state block (spec 27.3): recorded as a signal, never authority. */
-      readonly continuationStatus?: "working" | "complete" | "blocked";
+      /** `status:` of the newest continuation-state block: recorded as a signal, never authority. */
+      readonly continuationStatus?: ContinuationStatus;
       /** The executor that observed it; recorded on the attempt it proves running. */
       readonly executorId?: string;
       /** The newest assistant turn's continuation-state block, sent with the report that ends a turn. */
@@ -124,7 +127,11 @@ export type Input =
       readonly workerId: string;
       readonly binding: Exclude<BindingState, "none">;
       readonly url?: string;
+      /** The executor that reported it: a bound or detached conversation is held by it. */
+      readonly executorId?: string;
     }
+  // The bridge routed the worker's command to this executor, or a person adopted its conversation again there
+  | { readonly type: "conversation.held"; readonly workerId: string; readonly executorId: string }
   | {
       readonly type: "command.acked";
       readonly workerId: string;

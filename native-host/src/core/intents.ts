@@ -1,4 +1,4 @@
-// Durable continuation intents (spec 10.5): every wake coalesces into the worker's one pending intent.
+// Durable continuation intents (docs/continuation-core.md): every wake coalesces into the worker's one pending intent.
 import { castDraft } from "immer";
 import type { Ctx, DraftWorker } from "./context.ts";
 import type { Intent } from "./model.ts";

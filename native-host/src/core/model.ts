@@ -1,4 +1,6 @@
-// The durable domain records of the continuation core (spec 6–7, 14–16): plain JSON data, no behaviour.
+// The durable domain records of the continuation core (docs/continuation-core.md): plain JSON data, no behaviour.
+import type { ContinuationStatus } from "../../../shared/continuation-block.ts";
+import type { TrackedBindingState, TrackedConversationState } from "../../../shared/executor-states.ts";
 import type { ContinuationPolicy, PolicyPatch } from "../../../shared/continuation-policy.ts";
 
 export type LifecycleStatus = "active" | "completed" | "failed" | "cancelled";
@@ -14,7 +16,7 @@ export interface Run {
   readonly defaultPolicy: ContinuationPolicy;
 }
 
-/** Spec 7.3, derived from a worker's record by `dispositionOf`, never stored separately in the core. */
+/** What a worker is doing, derived from its record by `dispositionOf`, never stored separately in the core. */
 export type Disposition =
   | "running"
   | "awaiting_execution"
@@ -25,8 +27,8 @@ export type Disposition =
   | "failed"
   | "cancelled";
 
-export type ConversationState = "unknown" | "ready" | "generating" | "idle" | "error" | "closed";
-export type BindingState = "none" | "bound" | "detached" | "unavailable" | "closed";
+export type ConversationState = TrackedConversationState;
+export type BindingState = TrackedBindingState;
 
 export interface Conversation {
   readonly state: ConversationState;
@@ -39,7 +41,13 @@ export interface Conversation {
   readonly errorCode?: string;
   readonly url?: string;
   /** Last `status:` the agent's continuation-state block reported; shown to people, decides nothing here. */
-  readonly reportedStatus?: "working" | "complete" | "blocked";
+  readonly reportedStatus?: ContinuationStatus;
+  /**
+   * The executor (one browser profile's extension) holding this conversation: the one that reported it bound or
+   * detached, reported its state, adopted it, or was routed its first turn. The bridge sends the worker's commands
+   * there and counts its tab slots by it; kept when the binding ends, as a browser that reopens the tab is that one.
+   */
+  readonly executorId?: string;
 }
 
 export interface HumanWait {
@@ -81,7 +89,7 @@ export type Delivery = "create" | "send" | "steer";
 export type PromptKind = "bootstrap" | "resume" | "keepalive" | "followup" | "corrective" | "continue";
 
 /**
- * A durable wish to give the worker another turn (spec 10.5). Wake reasons coalesce into one intent,
+ * A durable wish to give the worker another turn. Wake reasons coalesce into one intent,
  * so however many wakes arrive, at most one continuation is delivered for them.
  */
 export interface Intent {
@@ -94,11 +102,11 @@ export interface Intent {
   readonly explicit: boolean;
   /** Continue now: recorded as a manual resume. */
   readonly manual: boolean;
-  /** Material corrective steering: bypasses the spacing floor (spec 10.4). */
+  /** Material corrective steering: bypasses the spacing floor. */
   readonly corrective: boolean;
   /** May be delivered into a generating turn (keepalive, event wakes, corrective steering). */
   readonly allowSteer: boolean;
-  /** Answer to a ChatGPT "Message delivery timed out": a fresh `continue` turn (spec 22.3.1). */
+  /** Answer to a ChatGPT "Message delivery timed out": a fresh `continue` turn, never the page's Retry. */
   readonly afterDeliveryTimeout: boolean;
   /**
    * The browser proved a command for this intent was not delivered: retried with bounded backoff (docs/continuation-core.md,
@@ -173,7 +181,7 @@ export interface Attempt {
 }
 
 /**
- * A named work location (a git worktree path or branch) a worker owns (spec 24). Kept after it ends, so
+ * A named work location (a git worktree path or branch) a worker owns. Kept after it ends, so
  * provenance can still say who owned it; at most one unreleased claim per location per run.
  */
 export interface WorktreeClaim {
@@ -219,7 +227,7 @@ export interface Worker {
   /**
    * The running turn a pending steer (`current`) is aimed at. It stays the turn of record until the steer is
    * submitted (then it is superseded) or refused (then it is `current` again): the page may offer no safe way
-   * to steer (research §7), and a turn must not be recorded as ended while it still runs.
+   * to steer, and a turn must not be recorded as ended while it still runs.
    */
   readonly steeredTurn?: Attempt;
   readonly intent?: Intent;
@@ -232,9 +240,9 @@ export interface Worker {
   readonly inboxReadSeq: number;
   /** Work locations claimed by this worker; absent on workers stored before ownership existed. */
   readonly worktrees?: readonly WorktreeClaim[];
-  /** Set when an existing conversation was adopted (issue 8) rather than a new chat opened. */
+  /** Set when an existing conversation was adopted (zero-setup mode) rather than a new chat opened. */
   readonly adoptedAt?: number;
-  /** What the continuation-state blocks said so far: only a hash and a counter, never text (spec 23). */
+  /** What the continuation-state blocks said so far: only a hash and a counter, never text (docs/privacy.md). */
   readonly outputBlock?: OutputBlockState;
   /** Set while ChatGPT rate-limits this conversation: no prompt before its time. */
   readonly rateLimit?: RateLimit;
@@ -276,7 +284,7 @@ export function isTerminal(status: LifecycleStatus): boolean {
   return status !== "active";
 }
 
-/** A submission is in flight from scheduling until its result is known (spec 21.1). */
+/** A submission is in flight from scheduling until its result is known. */
 export function isInFlight(attempt: Attempt | undefined): boolean {
   return attempt?.state === "scheduled";
 }

@@ -1,4 +1,4 @@
-// Executor reports (spec 12, 22): conversation states, bindings and command results, applied idempotently.
+// Executor reports (docs/continuation-core.md): conversation states, bindings and command results, applied idempotently.
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import { AWAITING_APPROVAL, RATE_LIMIT_CODES } from "../../../shared/error-codes.ts";
 import {
@@ -17,8 +17,8 @@ import { MESSAGE_DELIVERY_TIMEOUT } from "./evaluate.ts";
 import { applyBlock, countInvalidBlock } from "./output-block.ts";
 import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
-import type { ConversationState, Intent } from "./model.ts";
-import { policyOf } from "./worker-lifecycle.ts";
+import type { BindingState, ConversationState, Intent } from "./model.ts";
+import { policyOf } from "./policy.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -55,9 +55,28 @@ function noteExecutor(w: DraftWorker, executorId: string | undefined): void {
   attempt.executorId ??= executorId;
 }
 
+/** Records the executor holding the worker's conversation (see Conversation.executorId). */
+function noteHolder(w: DraftWorker, executorId: string | undefined): void {
+  if (executorId !== undefined && w.conversation.executorId !== executorId)
+    w.conversation.executorId = executorId;
+}
+
+/** Bindings whose browser carries the worker's commands: the tab shows it, or the browser reopens it for them. */
+function holds(binding: BindingState): boolean {
+  return binding === "bound" || binding === "detached";
+}
+
+export function holdConversation(ctx: Ctx, input: Of<"conversation.held">): Rejection | void {
+  const w = known(ctx, input.workerId);
+  if ("code" in w) return w;
+  noteHolder(w, input.executorId);
+}
+
 export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">): Rejection | void {
   const w = known(ctx, input.workerId);
   if ("code" in w) return w;
+  // Any report, even a stale one, comes from the browser that shows the conversation.
+  noteHolder(w, input.executorId);
   const c = w.conversation;
   if (input.seq <= c.observedSeq) return; // stale or replayed report
   // A page that unloads (reload, navigation) says nothing about the conversation: the turn may run on, and where the
@@ -151,7 +170,7 @@ function onState(
       // Ours: a turn we submitted (possibly the one a still-pending steer was aimed at).
       const turn = runningTurn(w);
       if (!turn && previous !== "generating") return;
-      // The block speaks for the turn that just ended, ours or one the person typed (issue 8).
+      // The block speaks for the turn that just ended, ours or one the person typed.
       const toolProgress = turn?.progressSeen === true;
       const outcome = applyBlock(ctx, w, block, policy);
       if (turn)
@@ -163,7 +182,7 @@ function onState(
     }
     case "error":
       if (errorCode === MESSAGE_DELIVERY_TIMEOUT) {
-        // Spec 22.3.1: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.
+        // A delivery timeout: the attempt ends; the answer is a fresh exactly-once `continue`, never Retry.
         if (runningTurn(w)) {
           endRunningTurn(
             ctx,
@@ -180,7 +199,7 @@ function onState(
           notBefore: ctx.now + policy.idleGraceMs,
         });
       } else if (errorCode !== AWAITING_APPROVAL && runningTurn(w)) {
-        // Other product errors end the turn. A tool-confirmation card only pauses it (research §7): once a person
+        // Other product errors end the turn. A tool-confirmation card only pauses it: once a person
         // answers it in ChatGPT the same turn streams on and ends at its own idle; meanwhile the error state holds
         // every wake and stops the stall clock.
         endRunningTurn(
@@ -203,6 +222,7 @@ export function changeBinding(ctx: Ctx, input: Of<"binding.changed">): Rejection
   const w = known(ctx, input.workerId);
   if ("code" in w) return w;
   const c = w.conversation;
+  if (holds(input.binding)) noteHolder(w, input.executorId);
   if (input.url !== undefined) c.url = input.url;
   if (c.binding === input.binding) return;
   c.binding = input.binding;
@@ -252,7 +272,7 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
     }
     return;
   }
-  // Ambiguous delivery or a changed UI: never resend; pause and surface it (spec 22.1, 22.2).
+  // Ambiguous delivery or a changed UI: never resend (a turn must not be sent twice); pause and surface it.
   endAttempt(ctx, w, "failed", {
     outcome: "delivery_failed",
     errorCode: code,

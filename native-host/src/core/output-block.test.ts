@@ -1,6 +1,7 @@
-// Issue 8 in the pure core: the completion signal policy (mcp | output_block | either) applied to complete /
-// blocked / working / missing / malformed blocks, progress from a changed current:/next: hash, the pause
-// after consecutive invalid blocks, and adopting an existing conversation.
+// Zero-setup mode in the pure core (docs/continuation-core.md, "Completion signal"): the completion signal policy
+// (mcp | output_block | either) applied to complete / blocked / working / missing / malformed blocks, progress
+// from a changed current:/next: hash, the pause after consecutive invalid blocks, and adopting an existing
+// conversation.
 import { describe, expect, it } from "vitest";
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import type { PolicyPatch } from "../../../shared/continuation-policy.ts";

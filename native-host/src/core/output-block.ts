@@ -1,11 +1,11 @@
-// The completion signal policy (issue 8, spec 27.3): what the continuation-state block of a finished turn
+// The completion signal policy (docs/continuation-core.md): what the continuation-state block of a finished turn
 // does. Under `mcp` it is advisory; under `output_block` / `either` complete ends the worker, blocked asks a
 // person, working keeps it eligible, and a missing or malformed block fails safe (no progress, then a pause).
 import type { ContinuationBlockReport } from "../../../shared/continuation-block-report.ts";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import { recordProgress } from "./attempts.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
-import { endWorker } from "./worker-lifecycle.ts";
+import { endWorker } from "./worker-end.ts";
 
 export const INVALID_BLOCK_CODE = "CONTINUATION_BLOCK_INVALID";
 
@@ -60,7 +60,7 @@ export const COMPLETE_UNCONFIRMED_QUESTION =
   "conversation: Stop the worker if it is done, or answer to let it continue.";
 
 /**
- * Spec 27.3 under the `mcp` signal, where only the worker tools end a worker: the block still decides whether to
+ * Under the `mcp` signal, where only the worker tools end a worker: the block still decides whether to
  * prompt again. `blocked` suppresses automatic continuation until a person resolves it; `complete` cannot complete
  * the worker (its durable state does not say so) but must not be answered with another prompt either, so a person
  * confirms. `working` and missing or malformed blocks change nothing: the tools are the signal.

@@ -1,12 +1,21 @@
-// Policy and disposition views of a worker: the effective continuation policy and the spec 7.3 disposition.
+// Policy and disposition views of a worker: the effective continuation policy and its disposition
+// (docs/continuation-core.md).
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import type { Ctx } from "./context.ts";
 import type { Disposition, DomainState, Run, Worker } from "./model.ts";
 
-/** The run default with the worker's overrides on top (spec 7.1: run default inherited, worker override). */
+/** The run default with the worker's overrides on top (a worker inherits its run's default, field by field). */
 export function effectivePolicy(run: Run, worker: Worker): ContinuationPolicy {
   // Most workers override nothing: skip the copy, which is hot (every worker, every input).
   for (const _ in worker.policyOverride) return { ...run.defaultPolicy, ...worker.policyOverride };
   return run.defaultPolicy;
+}
+
+/** The effective policy of a worker inside a transition; its run must exist. */
+export function policyOf(ctx: Ctx, w: Worker): ContinuationPolicy {
+  const run = ctx.run(w.runId);
+  if (!run) throw new Error(`worker ${w.id} refers to missing run ${w.runId}`);
+  return effectivePolicy(run, w);
 }
 
 export function dispositionOf(worker: Worker): Disposition {

@@ -1,8 +1,8 @@
-// Run-level operations (spec 17.5): create, stop, pause all, resume all, default policy.
+// Run-level operations: create, stop, pause all, resume all, default policy, the Auto Resume switch.
 import { applyPolicyPatch, DEFAULT_CONTINUATION_POLICY } from "../../../shared/continuation-policy.ts";
 import { type Ctx, type DraftRun, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
-import { endWorker, withdrawScheduled } from "./worker-lifecycle.ts";
+import { endWorker, withdrawScheduled } from "./worker-end.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -101,18 +101,6 @@ export function recordStoreLoss(ctx: Ctx, input: Of<"store.loss_accepted">): voi
       detail: input.detail,
     });
   }
-}
-
-/** A run ends by itself once every worker has ended: failed if /root failed, completed otherwise. */
-export function completeRunIfDone(ctx: Ctx, runId: string): void {
-  const run = ctx.runForUpdate(runId);
-  if (!run || run.status !== "active") return;
-  const workers = workersOf(ctx, runId);
-  if (workers.length === 0 || workers.some((w) => w.status === "active")) return;
-  const root = workers.find((w) => w.path === "/root");
-  run.status = root?.status === "failed" ? "failed" : "completed";
-  run.endedAt = ctx.now;
-  ctx.emit(run.status === "failed" ? "run.failed" : "run.completed", runId, undefined, {});
 }
 
 /**

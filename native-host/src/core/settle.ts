@@ -1,4 +1,4 @@
-// After every input: runs each worker's timers (stall clock, keepalive) and acts on the 10.2 decision.
+// After every input: runs each worker's timers (stall clock, keepalive) and acts on the delivery decision (evaluate.ts).
 import { current, isDraft } from "immer";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import { ADOPT_WAKE } from "./adopt.ts";
@@ -108,7 +108,7 @@ function runnable(w: Worker): boolean {
   return w.status === "active" && !w.wait && !w.pause;
 }
 
-/** Time-based stall guard (16.3): the clock only runs while the worker is runnable under Auto Resume. */
+/** Time-based stall guard: the clock only runs while the worker is runnable under Auto Resume. */
 function runStallClock(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
   const running = stallClockShouldRun(w, policy);
   if (running !== w.stall.clockRunning) {
@@ -161,7 +161,7 @@ function capDeadline(w: Worker, policy: ContinuationPolicy): number {
   return (w.capBase?.at ?? w.createdAt) + policy.maxWallTimeMs;
 }
 
-/** Active keepalive (10.6): due even while generating; it becomes a coalesced, steerable wake. */
+/** Active keepalive: due even while generating; it becomes a coalesced, steerable wake. */
 function fireKeepalive(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {
   if (w.keepaliveAt === undefined || ctx.now < w.keepaliveAt) return;
   w.keepaliveAt = undefined;
@@ -170,7 +170,7 @@ function fireKeepalive(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): vo
 }
 
 /**
- * Spec 13.1.5: an active Auto Resume worker whose conversation is idle with nothing pending gets a turn,
+ * An active Auto Resume worker whose conversation is idle with nothing pending gets a turn,
  * whatever brought it there (restart, policy switched to auto, released from a hold).
  */
 function wakeIdleRunnable(ctx: Ctx, w: DraftWorker, policy: ContinuationPolicy): void {

@@ -11,7 +11,7 @@ describe("a worker's start page", () => {
     const sim = new Simulation();
     sim.spawn({ startUrl: PROJECT });
     expect(sim.commands.at(-1)).toMatchObject({ type: "conversation.create", conversationUrl: PROJECT });
-    expect(pendingCommands(sim.state.workers)).toEqual([sim.commands.at(-1)]);
+    expect(pendingCommands(sim.state)).toEqual([sim.commands.at(-1)]);
     sim.result("w-1");
     sim.observe("w-1", "generating");
     sim.observe("w-1", "idle");

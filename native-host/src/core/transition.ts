@@ -4,7 +4,13 @@ import { Ctx, type Clock, type Rejection } from "./context.ts";
 import type { Effect } from "./effects.ts";
 import type { Input } from "./inputs.ts";
 import type { DomainState } from "./model.ts";
-import { ackCommand, changeBinding, commandResult, observeConversation } from "./observations.ts";
+import {
+  ackCommand,
+  changeBinding,
+  commandResult,
+  holdConversation,
+  observeConversation,
+} from "./observations.ts";
 import {
   createRun,
   executorConnected,
@@ -60,6 +66,7 @@ const HANDLERS: {
   "message.read": ops.readMessages,
   "conversation.observed": observeConversation,
   "binding.changed": changeBinding,
+  "conversation.held": holdConversation,
   "command.acked": ackCommand,
   "command.result": commandResult,
   "executor.connected": executorConnected,

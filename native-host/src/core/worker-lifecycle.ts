@@ -1,17 +1,17 @@
-// Worker operations (spec 8, 14, 15): spawn, progress, explicit outcomes, waits, pause / continue now / stop.
+// Worker operations: spawn, progress, explicit outcomes, waits, pause / continue now / stop, follow-ups, messages.
 import { castDraft } from "immer";
-import { applyPolicyPatch, type ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import { applyPolicyPatch } from "../../../shared/continuation-policy.ts";
 import { isChatGptStartUrl } from "../../../shared/chatgpt-start-url.ts";
 import { recordProgress } from "./attempts.ts";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
 import { LIVENESS_REASONS } from "../../../shared/liveness.ts";
 import { pageErrorReason, sendableError } from "./page-errors.ts";
-import { addWake, dropIntent } from "./intents.ts";
-import type { LifecycleStatus, Worker } from "./model.ts";
-import { effectivePolicy } from "./policy.ts";
-import { completeRunIfDone } from "./run-operations.ts";
-import { addClaims, checkSpawnWorktrees, releaseOnEnd } from "./worktrees.ts";
+import { addWake } from "./intents.ts";
+import type { Worker } from "./model.ts";
+import { policyOf } from "./policy.ts";
+import { endWorker, releaseWait, wakeRootFor, withdrawScheduled } from "./worker-end.ts";
+import { addClaims, checkSpawnWorktrees } from "./worktrees.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -19,12 +19,6 @@ type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 export const MAX_PROGRESS_SUMMARY = 2_000;
 
 const PATH = /^\/root(\/[a-z0-9][a-z0-9._-]*)*$/;
-
-export function policyOf(ctx: Ctx, w: Worker): ContinuationPolicy {
-  const run = ctx.run(w.runId);
-  if (!run) throw new Error(`worker ${w.id} refers to missing run ${w.runId}`);
-  return effectivePolicy(run, w);
-}
 
 /** Looks a worker up for an operation that needs it unfinished. */
 export function activeWorker(ctx: Ctx, id: string): DraftWorker | Rejection {
@@ -113,63 +107,6 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
   wakeRootFor(ctx, w, "event:worker.progress");
 }
 
-/** Spec 15.5: a lane's progress or message is a wake for /root, subject to root's own floor. */
-function wakeRootFor(ctx: Ctx, w: DraftWorker, reason: string): void {
-  if (w.path === "/root") return;
-  const [root] = ctx.findWorkers((r) => r.runId === w.runId && r.path === "/root");
-  if (root && root.status === "active")
-    addWake(ctx, root, { reason: `${reason}:${w.path}`, allowSteer: true });
-}
-
-/**
- * Ends a worker (complete, fail, stop): cancels its pending turn and releases workers waiting on it. `cancelWhy` is
- * what a pending intent's cancellation says: the run's end when the whole run is stopped (as evaluation says it).
- */
-export function endWorker(
-  ctx: Ctx,
-  w: DraftWorker,
-  status: Exclude<LifecycleStatus, "active">,
-  why: string,
-  cancelWhy: "worker_ended" | "run_ended" = "worker_ended",
-) {
-  w.status = status;
-  w.endedAt = ctx.now;
-  w.wait = undefined;
-  w.pause = undefined;
-  w.keepaliveAt = undefined;
-  dropIntent(ctx, w, cancelWhy);
-  const current = w.current;
-  if (current?.state === "scheduled") {
-    // Spec 21.3: a pending submission is withdrawn; if the executor already sent it, its result is recorded.
-    ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: current.commandId });
-  }
-  const type =
-    status === "completed" ? "worker.completed" : status === "failed" ? "worker.failed" : "worker.stopped";
-  ctx.emit(type, w.runId, w.id, { why });
-  releaseOnEnd(ctx, w, status);
-  releaseDependents(ctx, w);
-  wakeRootFor(ctx, w, `event:${type}`);
-  completeRunIfDone(ctx, w.runId);
-}
-
-function releaseDependents(ctx: Ctx, ended: DraftWorker): void {
-  for (const w of ctx.findWorkers(
-    (d) => d.wait?.kind === "dependency" && d.wait.onWorkerIds.includes(ended.id),
-  )) {
-    if (w.status !== "active" || w.wait?.kind !== "dependency" || !w.wait.onWorkerIds.includes(ended.id))
-      continue;
-    const allEnded = w.wait.onWorkerIds.every((id) => ctx.worker(id)?.status !== "active");
-    if (allEnded) releaseWait(ctx, w, "dependency", "event:dependency_completed");
-  }
-}
-
-function releaseWait(ctx: Ctx, w: DraftWorker, kind: "human" | "dependency", reason: string, text?: string) {
-  w.wait = undefined;
-  ctx.emit("worker.resumed", w.runId, w.id, { released: kind, reason });
-  const explicit = kind === "human";
-  addWake(ctx, w, { reason, explicit, ...(text === undefined ? {} : { text }) });
-}
-
 export function complete(ctx: Ctx, input: Of<"worker.complete">): Rejection | void {
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
@@ -210,7 +147,7 @@ export function awaitDependency(ctx: Ctx, input: Of<"worker.await_dependency">):
   const w = activeWorker(ctx, input.workerId);
   if ("code" in w) return w;
   // A worker has one wait. Replacing an open human request would drop the question without anyone
-  // answering it (and release the worker at once if the dependency has already ended): spec 14.1.
+  // answering it (and release the worker at once if the dependency has already ended).
   if (w.wait?.kind === "human") {
     return reject("WORKER_AWAITING_HUMAN", `worker ${w.path} is waiting for a person: resolve that first`);
   }
@@ -242,18 +179,6 @@ export function pause(ctx: Ctx, input: Of<"worker.pause">): Rejection | void {
   w.pause = { source: "operator", reason: input.reason ?? "paused after current turn", at: ctx.now };
   ctx.emit("execution.paused", w.runId, w.id, { source: "operator", reason: w.pause.reason });
   withdrawScheduled(ctx, w);
-}
-
-/**
- * Asks the executor to drop the worker's scheduled turn if it has not reached the page (as Stop does): Pause and Auto
- * Resume Off mean no new turn. If the executor already started submitting, its result is recorded as usual; if not,
- * it answers CANCELLED and the wish to continue is kept, held by the pause.
- */
-export function withdrawScheduled(ctx: Ctx, w: DraftWorker): void {
-  const current = w.current;
-  if (current?.state === "scheduled") {
-    ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: current.commandId });
-  }
 }
 
 /** Clears a pause; a stall pause is acknowledged (Continue anyway): the counter restarts, history stays. */
@@ -316,9 +241,10 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
     ctx.emit("worker.resumed", w.runId, w.id, { released: "override", by: "continue_now" });
   }
   clearPause(ctx, w, "continue_now");
-  // Another Continue now is already queued, or a submission is in flight: this click adds nothing (8.3.6).
+  // Another Continue now is already queued, or a submission is in flight: this click adds nothing (Continue now
+  // never duplicates a pending continuation).
   const coalesced = w.intent?.manual === true || w.current?.state === "scheduled";
-  // While generating this queues one resume for after the turn (spec 15.2); the UI shows it as Resuming.
+  // While generating this queues one resume for after the turn; the UI shows it as Resuming.
   addWake(ctx, w, { reason: "continue_now", explicit: true, manual: true });
   // A person asks for the turn now: it overrides, once, a retry backoff, a rate-limit wait and a product error.
   if (w.intent) {

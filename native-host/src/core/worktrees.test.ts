@@ -1,5 +1,5 @@
-// Worktree ownership in the pure core (spec 24): claims, conflicts, release, the end of the worker, and
-// ownership unchanged by automatic and manual resumes; executor attribution of attempts.
+// Worktree ownership in the pure core (docs/continuation-core.md): claims, conflicts, release, the end of the
+// worker, and ownership unchanged by automatic and manual resumes; executor attribution of attempts.
 import { describe, expect, it } from "vitest";
 import { Simulation } from "./simulation.ts";
 

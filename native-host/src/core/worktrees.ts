@@ -1,4 +1,4 @@
-// Worktree ownership (spec 24): a worker claims named work locations; one owner per location per run.
+// Worktree ownership (docs/continuation-core.md): a worker claims named work locations; one owner per location per run.
 // Only claim, release and the worker's own end change ownership: attempts, resumes and restarts never do.
 import { castDraft } from "immer";
 import { type Ctx, type DraftWorker, type Rejection, reject } from "./context.ts";

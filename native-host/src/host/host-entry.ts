@@ -1,25 +1,14 @@
-// Wires the real pieces for the CLI: data directory, config, logger, prompts and the MCP server.
+// Wires the real pieces for the CLI: data directory, config, logger and the MCP server.
 import { loadHostConfig, newToken, saveHostConfig } from "../config/host-config.ts";
-import type { PromptRenderer } from "../bridge/executor-hub.ts";
 import { startMcpServer } from "../mcp/mcp-server.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
-import { PROMPT_IDS, type PromptId, renderPrompt, renderTemplate } from "../prompts/render.ts";
 import { resolveDataDir, secureDataDir } from "../store/data-dir.ts";
 import type { StoreFaultPoint, StoreLogger } from "../store/store-types.ts";
 import { fileLogger } from "./file-logger.ts";
 import type { McpHandle, OwnerOptions } from "./owner.ts";
 
 export const HOST_VERSION = "0.1.0";
-
-/** Renders the template version the core chose and stored on the attempt, so the record matches the text. */
-const render: PromptRenderer = (command, ctx) => {
-  const id = command.prompt.promptId;
-  if (id !== undefined && (PROMPT_IDS as readonly string[]).includes(id)) {
-    return { promptId: id, text: renderTemplate(id as PromptId, command.prompt, ctx) };
-  }
-  return renderPrompt(command.prompt, ctx);
-};
 
 /** Builds owner options from the environment: ORCHESTRATOR_HOME, ORCHESTRATOR_MCP_PORT, ORCHESTRATOR_FAULT. */
 export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): OwnerOptions {
@@ -33,11 +22,10 @@ export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): 
     dir,
     log: logger,
     hostVersion: HOST_VERSION,
-    renderPrompt: render,
     ...(fault ? { store: { faultHook: fault } } : {}),
-    startMcp: async (backend: OperationsContext): Promise<McpHandle> => {
+    startMcp: async (engine: OperationsContext): Promise<McpHandle> => {
       const server = await startMcpServer({
-        backend,
+        backend: engine,
         operations: OPERATIONS,
         port: config.port,
         token: config.token,

@@ -1,8 +1,9 @@
-// The owner process: the only one with the database. Serves executors on stdio and the IPC socket, and MCP.
+// The owner process, the only one with the database, and the host's composition root: store → engine → executor hub
+// (the engine's effect sink) → MCP. Serves executors on stdio and the IPC socket, and agents over MCP.
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { Backend } from "../backend/backend.ts";
-import { ExecutorHub, type PromptRenderer } from "../bridge/executor-hub.ts";
+import { ExecutorHub } from "../bridge/executor-hub.ts";
+import { Engine } from "../engine/engine.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
 import { isStoreError } from "../store/store-error.ts";
@@ -28,15 +29,14 @@ export interface OwnerOptions {
   readonly dir: string;
   readonly log: StoreLogger;
   readonly hostVersion: string;
-  readonly renderPrompt: PromptRenderer;
-  /** Starts the MCP server for this backend (absent in tests that only speak native messages). */
-  readonly startMcp?: (backend: OperationsContext) => Promise<McpHandle>;
+  /** Starts the MCP server on the engine (absent in tests that only speak native messages). */
+  readonly startMcp?: (engine: OperationsContext) => Promise<McpHandle>;
   readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs">>;
   readonly now?: () => number;
 }
 
 export interface OwnerHandle {
-  readonly backend: Backend;
+  readonly engine: Engine;
   readonly hub: ExecutorHub;
   readonly mcpUrl: string | null;
   /**
@@ -54,29 +54,13 @@ export interface OwnerHandle {
 
 /** Becomes the owner of `dir`, or answers "locked" when another live process owns it. */
 export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "locked"> {
-  let backend: Backend;
-  // The hub needs the backend and the backend's event hook needs the hub: tie the knot through a reference.
-  const hubRef: { current?: ExecutorHub } = {};
-  const statusRef: { current?: StatusFile } = {};
+  let engine: Engine;
   try {
-    backend = await Backend.open({
+    engine = await Engine.open({
       dir: opts.dir,
       log: opts.log,
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.store ? { store: opts.store } : {}),
-      onEvents: (seq) => hubRef.current?.broadcastChanged(seq),
-      onStoreHealth: (health) => {
-        statusRef.current?.update({ storage: health });
-        const hub = hubRef.current;
-        if (!hub) return;
-        // Open views re-read the summary, whose `storage` says whether changes can be saved.
-        hub.broadcastChanged(backend.lastEventSeq());
-        if (health.writable) {
-          hub
-            .storeWritable()
-            .catch((e: unknown) => opts.log.warn(`re-applying held-back reports: ${String(e)}`));
-        }
-      },
     });
   } catch (e) {
     if (isStoreError(e, "STORE_LOCKED")) return "locked";
@@ -90,11 +74,11 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
       mcpUrl: null,
       executors: [],
       lastExecutorContactAt: null,
-      storage: backend.storeHealth(),
+      storage: engine.storeHealth(),
     },
     opts.log,
   );
-  statusRef.current = status;
+  engine.store.onHealth((health) => status.update({ storage: health }));
   let mcp: McpHandle | undefined;
   const settings = (reveal: boolean): HostSettings => ({
     hostVersion: opts.hostVersion,
@@ -110,9 +94,8 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
       : null,
   });
   const liveHub = new ExecutorHub({
-    backend,
+    engine,
     operations: OPERATIONS,
-    renderPrompt: opts.renderPrompt,
     hostVersion: opts.hostVersion,
     log: opts.log,
     hostSettings: {
@@ -127,8 +110,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     },
     onContact: () => status.update({ lastExecutorContactAt: Date.now(), executors: liveHub.executors }),
   });
-  hubRef.current = liveHub;
-  backend.attachSink(liveHub);
+  engine.attach(liveHub);
 
   const serveStream = (input: Readable, output: Writable, label: string, relayed = false) => {
     // Frames can only arrive after this synchronous setup, so the session always exists when they do.
@@ -148,19 +130,19 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
   // in ipc.secret that they run as this user; until then nothing they send is handled and nothing is sent to them.
   const sockets = new Set<Socket>();
   let peers = 0;
-  backend.store.lock.serve((socket: Socket) => {
+  engine.store.lock.serve((socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     // A peer that resets the connection must not crash the owner with an unhandled 'error'.
     socket.on("error", () => undefined);
     const label = `relay#${++peers}`;
-    void authenticatePeer(socket, backend.store.lock.secret, { log: opts.log, label }).then((ok) => {
+    void authenticatePeer(socket, engine.store.lock.secret, { log: opts.log, label }).then((ok) => {
       if (ok) void serveStream(socket, socket, label, true).ended.then(() => socket.destroy());
     });
   });
 
   try {
-    mcp = opts.startMcp ? await opts.startMcp(backend) : undefined;
+    mcp = opts.startMcp ? await opts.startMcp(engine) : undefined;
   } catch (e) {
     // The executor side still works without MCP (e.g. the port is taken): say so loudly, keep serving.
     opts.log.warn(`MCP server did not start: ${String(e)}`);
@@ -169,7 +151,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
   status.flush();
 
   return {
-    backend,
+    engine,
     hub: liveHub,
     mcpUrl: mcp?.url ?? null,
     serveStream,
@@ -177,7 +159,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
       status.stop();
       for (const s of sockets) s.destroy();
       await mcp?.close();
-      await backend.close();
+      await engine.close();
     },
   };
 }

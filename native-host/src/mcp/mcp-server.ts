@@ -1,4 +1,4 @@
-// The MCP endpoint of the owner process (architecture §6): Streamable HTTP on 127.0.0.1 only, `/mcp` with a Bearer token
+// The MCP endpoint of the owner process (docs/mcp.md): Streamable HTTP on 127.0.0.1 only, `/mcp` with a Bearer token
 // or `/mcp/<token>` for connectors that cannot send headers. One McpServer + one transport per MCP session, so JSON-RPC
 // ids of different clients can never meet (CVE-2026-25536). Plain node:http: the checks must run before any body byte
 // is read, and express would only add a second body parser and a CORS temptation. The session transport is our own

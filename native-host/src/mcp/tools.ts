@@ -130,6 +130,8 @@ export function createSessionServer(
     jsonSchemaValidator: table.validator,
   });
   for (const op of operations.values()) {
+    // No outputSchema (the contract has one per operation): the SDK's client checks every result's structured content
+    // against it, error results (`{ error }`) included, so a refusal would reach the caller as a schema error.
     // The SDK turns the zod input into the JSON Schema of tools/list and passes the annotations through untouched:
     // all four hints, always explicit (ToolAnnotations), and the title again for clients of the 2025-03-26 spec, which
     // read it from the annotations only. Calls do not reach this callback (tools/call is routed to invoke() below).

@@ -1,4 +1,4 @@
-// Every operation of the backend, in the order tools are listed to MCP clients.
+// Every operation of the host, in the order tools are listed to MCP clients (the contract's order).
 import { ADOPT_OPERATIONS } from "./adopt-operations.ts";
 import { MESSAGE_OPERATIONS } from "./message-operations.ts";
 import { PROVENANCE_OPERATIONS } from "./provenance-operations.ts";

@@ -1,4 +1,5 @@
-// What an operation may use: the domain state, the durable apply path and event reads. Implemented by the backend.
+// What an operation may use: the domain state, the durable apply path and event reads. Implemented by the engine.
+import { type ErrorCode, isErrorCode } from "../../../shared/error-codes.ts";
 import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message } from "../core/model.ts";
 import type { LivenessEnv } from "../core/liveness.ts";
@@ -21,6 +22,11 @@ export interface Cancellation {
 
 export interface OperationsContext {
   readonly state: DomainState;
+  /**
+   * The executor (browser profile) whose popup, dashboard or overlay asked, for a UI request; absent for MCP calls.
+   * An operation that binds a worker to the asking browser's tab (conversation_adopt) records it through its input.
+   */
+  readonly executorId?: string;
   /** Applies an input durably and carries out its effects; resolves once it is on disk. */
   apply(input: Input): Promise<TransitionResult>;
   newId(): string;
@@ -47,26 +53,29 @@ export function viewOf(ctx: OperationsContext): ViewContext {
   return { now: ctx.now(), env: ctx.livenessEnv() };
 }
 
-export type OperationResult =
-  | { readonly ok: true; readonly value: Readonly<Record<string, unknown>> }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+/** A refusal or fault: a code from the closed list (shared/error-codes.ts) and a message for a person. */
+export interface OperationFailure {
+  readonly ok: false;
+  readonly error: { readonly code: ErrorCode; readonly message: string };
+}
 
-export function ok(value: Readonly<Record<string, unknown>>): OperationResult {
+/** An operation's answer; `T` is its contract's output (shared/operations/), untyped where any operation may answer. */
+export type OperationResult<T = Readonly<Record<string, unknown>>> =
+  { readonly ok: true; readonly value: T } | OperationFailure;
+
+export function ok<T>(value: T): { readonly ok: true; readonly value: T } {
   return { ok: true, value };
 }
 
-export function fail(code: string, message: string): OperationResult {
+export function fail(code: ErrorCode, message: string): OperationFailure {
   return { ok: false, error: { code, message } };
 }
 
 /**
  * A fault an operation threw, as a result: a store fault keeps its own code (STORE_IO, STORE_FAILED, …) so the caller
- * can tell a failing disk from a bug; anything else is INTERNAL.
+ * can tell a failing disk from a bug; anything else (a code outside the closed list too) is INTERNAL.
  */
-export function faultResult(error: unknown): OperationResult {
+export function faultResult(error: unknown): OperationFailure {
   const code = (error as { code?: unknown } | null)?.code;
-  return fail(
-    typeof code === "string" ? code : "INTERNAL",
-    error instanceof Error ? error.message : String(error),
-  );
+  return fail(isErrorCode(code) ? code : "INTERNAL", error instanceof Error ? error.message : String(error));
 }

@@ -1,67 +1,17 @@
-// The spec 24 provenance read model: who owns a worktree, which conversation hosts it, which attempt is
-// active, how many automatic resumes happened and the state in spec 17.1 words; plus the lookups by key.
+// The provenance read model (shared/operations/provenance.ts): who owns a worktree, which conversation hosts it,
+// which attempt is active, how many automatic resumes happened and the state in operator words; plus the lookups.
 import { conversationId } from "../core/adopt.ts";
 import type { Attempt, DomainState, Worker } from "../core/model.ts";
 import { dispositionOf } from "../core/policy.ts";
 import { isEnded } from "../core/attempts.ts";
 import { normalizeWorktree } from "../core/worktrees.ts";
 import { workerLiveness } from "../core/liveness.ts";
-import { detachedView, type StateLabel, stateLabel, type ViewContext } from "./views.ts";
+import type { ErrorCode } from "../../../shared/error-codes.ts";
+import type { Immutable } from "../../../shared/operations/index.ts";
+import type { Provenance } from "../../../shared/operations/provenance.ts";
+import { attemptView, detachedView, stateLabel, type ViewContext } from "./views.ts";
 
-export interface AttemptProvenance {
-  readonly id: string;
-  readonly seq: number;
-  readonly reason: Attempt["reason"];
-  readonly state: Attempt["state"];
-  readonly resumeOf: string | null;
-  /** The executor (browser profile) that ran it; null until one acknowledged it. */
-  readonly executorId: string | null;
-  readonly scheduledAt: number;
-  readonly submittedAt: number | null;
-  readonly terminalAt: number | null;
-  readonly outcome: string | null;
-  readonly errorCode: string | null;
-}
-
-export interface WorktreeProvenance {
-  readonly worktree: string;
-  /** True while this worker owns it; false once released or ended with the worker. */
-  readonly owned: boolean;
-  readonly claimedAt: number;
-  readonly releasedAt: number | null;
-  readonly releaseReason: string | null;
-}
-
-export interface Provenance {
-  readonly worker: { readonly id: string; readonly path: string; readonly name: string };
-  readonly run: { readonly id: string; readonly name: string; readonly status: string };
-  readonly worktrees: readonly WorktreeProvenance[];
-  readonly conversation: { readonly url: string | null; readonly state: string; readonly binding: string };
-  /** The attempt scheduled, submitted or generating now; null between turns and after the end. */
-  readonly activeAttempt: AttemptProvenance | null;
-  /** Every attempt, oldest first, with the reason it was started. */
-  readonly attempts: readonly AttemptProvenance[];
-  readonly autoResumes: number;
-  /** Spec 17.1 words: Working, Resuming, Needs you, Waiting, Paused, Complete (and Stalled, Idle, Failed, Stopped). */
-  readonly state: StateLabel;
-  readonly disposition: ReturnType<typeof dispositionOf>;
-}
-
-function attemptProvenance(a: Attempt): AttemptProvenance {
-  return {
-    id: a.id,
-    seq: a.seq,
-    reason: a.reason,
-    state: a.state,
-    resumeOf: a.resumeOf ?? null,
-    executorId: a.executorId ?? null,
-    scheduledAt: a.scheduledAt,
-    submittedAt: a.submittedAt ?? null,
-    terminalAt: a.terminalAt ?? null,
-    outcome: a.outcome ?? null,
-    errorCode: a.errorCode ?? null,
-  };
-}
+export type { Provenance } from "../../../shared/operations/provenance.ts";
 
 /** `stored` is the durable attempt history; the worker's current attempt in memory is the freshest copy. */
 export function provenanceOf(
@@ -69,7 +19,7 @@ export function provenanceOf(
   w: Worker,
   stored: readonly Attempt[],
   view: ViewContext = detachedView(),
-): Provenance {
+): Immutable<Provenance> {
   const run = state.runs[w.runId];
   const current = w.current;
   const attempts = stored.map((a) => (current && a.id === current.id ? current : a));
@@ -89,15 +39,15 @@ export function provenanceOf(
       state: w.conversation.state,
       binding: w.conversation.binding,
     },
-    activeAttempt: current && !isEnded(current.state) ? attemptProvenance(current) : null,
-    attempts: attempts.map(attemptProvenance),
+    activeAttempt: current && !isEnded(current.state) ? attemptView(current) : null,
+    attempts: attempts.map(attemptView),
     autoResumes: w.autoResumes,
     state: stateLabel(w, run, workerLiveness(state, w, view.now, view.env)),
     disposition: dispositionOf(w),
   };
 }
 
-export type Lookup = { readonly worker: Worker } | { readonly code: string; readonly message: string };
+export type Lookup = { readonly worker: Worker } | { readonly code: ErrorCode; readonly message: string };
 
 /** Newest first, active before ended: the order in which candidates for one key are preferred. */
 function preferred(a: Worker, b: Worker): number {

@@ -1,45 +1,31 @@
-// The one operations layer behind MCP tools and the extension's ui.request: definitions, validation, dispatch.
+// The one operations layer behind MCP tools and the extension's ui.request: each operation is its contract
+// (shared/operations/) plus `run`; validation and dispatch live here.
 import { z } from "zod";
+import type {
+  ContractInput,
+  ContractOutput,
+  Immutable,
+  OperationContract,
+} from "../../../shared/operations/index.ts";
 import type { Input } from "../core/inputs.ts";
 import { fail, ok, type OperationResult, type OperationsContext } from "./context.ts";
 
-/**
- * MCP tool annotations, every hint explicit (a missing one fails to compile). ChatGPT treats a tool without
- * `readOnlyHint` as a write that needs confirmation, and its app review rejects tools that leave `destructiveHint` or
- * `openWorldHint` unset, whatever the MCP defaults say. No tool reaches beyond this local orchestrator, so
- * `openWorldHint` is false throughout; a tool that does must change this type on purpose.
- */
-export type ToolAnnotations = typeof READ_ONLY | WriteAnnotations;
+export { READ_ONLY, type ToolAnnotations, type WriteAnnotations } from "../../../shared/operations/index.ts";
 
-/** A read: it changes nothing, so it is never destructive and repeating it adds nothing. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+/** What `run` answers: the contract's output (read-only, as the host builds it from read-only records), or a refusal. */
+export type OperationAnswer<C extends OperationContract> = OperationResult<Immutable<ContractOutput<C>>>;
 
-export interface WriteAnnotations {
-  readonly readOnlyHint: false;
-  /** Ends something for good (a worker or run cannot be reopened). */
-  readonly destructiveHint: boolean;
-  /** Repeating the same call changes nothing more (it coalesces, is deduplicated, or is refused as already done). */
-  readonly idempotentHint: boolean;
-  readonly openWorldHint: false;
-}
+/** An operation: its contract, and `run`, which must answer the contract's output type. */
+export type OperationDef<C extends OperationContract = OperationContract> = C & {
+  run(ctx: OperationsContext, input: ContractInput<C>): Promise<OperationAnswer<C>>;
+};
 
-export interface OperationDef<S extends z.ZodRawShape = z.ZodRawShape> {
-  /** MCP tool name: the spec's dotted name with underscores (chat products allow only [A-Za-z0-9_-]). */
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly input: S;
-  readonly annotations: ToolAnnotations;
-  run(ctx: OperationsContext, input: z.infer<z.ZodObject<S>>): Promise<OperationResult>;
-}
-
-export function defineOperation<S extends z.ZodRawShape>(def: OperationDef<S>): OperationDef<S> {
-  return def;
+/** Implements a contract: the host supplies only `run`; name, words, schemas and annotations come from the contract. */
+export function defineOperation<C extends OperationContract>(
+  contract: C,
+  run: (ctx: OperationsContext, input: ContractInput<C>) => Promise<OperationAnswer<C>>,
+): OperationDef<C> {
+  return { ...contract, run };
 }
 
 /** Building a zod object compiles a new parser; doing it per call cost ~300 µs, so keep one per operation. */
@@ -72,14 +58,29 @@ export async function invoke(
 }
 
 /** Applies a domain input and turns a refusal into a result; `view` builds the success value. */
-export async function applyInput(
+export async function applyInput<T>(
   ctx: OperationsContext,
   input: Input,
-  view: (reply: Readonly<Record<string, unknown>> | undefined) => Readonly<Record<string, unknown>>,
-): Promise<OperationResult> {
+  view: () => T,
+): Promise<OperationResult<T>> {
   const result = await ctx.apply(input);
   if (result.error) return fail(result.error.code, result.error.message);
-  return ok(view(result.reply));
+  return ok(view());
+}
+
+/**
+ * The same for an input whose handler replies (an untyped record in the core): the reply is read with `reply`, and a
+ * reply of another shape is a bug, so it throws (INTERNAL) rather than answer something the contract does not say.
+ */
+export async function applyInputWith<R extends z.ZodType, T>(
+  ctx: OperationsContext,
+  input: Input,
+  reply: R,
+  view: (said: z.output<R>) => T,
+): Promise<OperationResult<T>> {
+  const result = await ctx.apply(input);
+  if (result.error) return fail(result.error.code, result.error.message);
+  return ok(view(reply.parse(result.reply ?? {})));
 }
 
 export function operationMap(ops: readonly OperationDef[]): ReadonlyMap<string, OperationDef> {

@@ -1,17 +1,17 @@
-// The operator-UI reads on a real Backend (sql.js on disk): the summary lists active runs and unfinished workers in
+// The operator-UI reads on a real Engine (sql.js on disk): the summary lists active runs and unfinished workers in
 // operator words; the drill-down returns attempts and the worker's newest events, oldest of them first.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, recordingLogger, removeDir } from "../../../test/store/helpers.ts";
-import { Backend } from "../backend/backend.ts";
+import { Engine } from "../engine/engine.ts";
 import { OPERATIONS } from "./all-operations.ts";
 import { invoke } from "./registry.ts";
 
 let dir: string;
-let backend: Backend;
+let backend: Engine;
 
 beforeEach(async () => {
   dir = makeTempDir("ui-ops");
-  backend = await Backend.open({ dir, log: recordingLogger().log });
+  backend = await Engine.open({ dir, log: recordingLogger().log });
 });
 afterEach(async () => {
   await backend.close();

@@ -1,23 +1,16 @@
-// Read models shared by MCP tools and the extension UI: runs and workers in operator words (spec 17.1).
+// Builds the read models of shared/operations/ (views.ts, records.ts) from the domain records: runs, workers and
+// attempts in operator words. Their types are the contract's, so a field built wrong or missing fails to compile.
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
+import type { Immutable } from "../../../shared/operations/index.ts";
+import type { AttemptView } from "../../../shared/operations/records.ts";
+import type { RunView, StateLabel, WorkerView } from "../../../shared/operations/views.ts";
+
+export type { RunView, StateLabel, WorkerView } from "../../../shared/operations/views.ts";
 import type { Attempt, DomainState, Run, Worker } from "../core/model.ts";
 import type { Liveness, LivenessReason } from "../../../shared/liveness.ts";
 import { CONNECTED_ENV, type LivenessEnv, workerLiveness } from "../core/liveness.ts";
 import { dispositionOf, effectivePolicy } from "../core/policy.ts";
 import { ownedClaims } from "../core/worktrees.ts";
-
-/** Spec 17.1 terms; never colour-only in the UI, so the word travels with the state. */
-export type StateLabel =
-  | "Working"
-  | "Resuming"
-  | "Needs you"
-  | "Waiting"
-  | "Paused"
-  | "Stalled"
-  | "Idle"
-  | "Complete"
-  | "Failed"
-  | "Stopped";
 
 /** What views need besides the state: the time, and the browser facts only the host knows (connected, tab slots). */
 export interface ViewContext {
@@ -72,49 +65,11 @@ function heldLabel(l: Liveness): StateLabel {
   return HELD_LABELS[l.reason] ?? (l.needsYou ? "Needs you" : "Waiting");
 }
 
-export interface WorkerView {
-  readonly id: string;
-  readonly runId: string;
-  readonly path: string;
-  readonly name: string;
-  readonly objective: string;
-  readonly acceptance: readonly string[];
-  readonly status: Worker["status"];
-  readonly disposition: ReturnType<typeof dispositionOf>;
-  readonly label: StateLabel;
-  /** Moving, due (with its time) or held (with the reason and remedy): null once the worker has ended. */
-  readonly liveness: Liveness | null;
-  /** Turns confirmed submitted: what the UI numbers (refused steers and undelivered commands are not turns). */
-  readonly turns: number;
-  readonly summary: string | null;
-  readonly attempt: { readonly seq: number; readonly reason: string; readonly state: string } | null;
-  readonly autoResumes: number;
-  readonly lastProgressAt: number | null;
-  readonly noProgressAttempts: number;
-  readonly stallWarning: boolean;
-  readonly conversation: {
-    readonly state: string;
-    readonly binding: string;
-    readonly url: string | null;
-    /** The agent's own last `status:` line (spec 27.3): a signal only; the worker's state is authoritative. */
-    readonly reportedStatus: string | null;
-    /** What the page reported with an `error` state (e.g. AWAITING_APPROVAL: a tool card waits for a person). */
-    readonly errorCode: string | null;
-  };
-  readonly wait: Worker["wait"] | null;
-  readonly pause: Worker["pause"] | null;
-  readonly pendingContinuation: { readonly reasons: readonly string[]; readonly since: number } | null;
-  readonly policy: ContinuationPolicy;
-  /** Fields the worker sets itself; everything else is the run default. */
-  readonly policyOverride: Worker["policyOverride"];
-  readonly unreadMessages: number;
-  /** Work locations the worker owns now (spec 24); released ones are in provenance_get. */
-  readonly worktrees: readonly string[];
-  /** Adopted from an open conversation ("Keep this conversation going"): the popup offers Release. */
-  readonly adopted: boolean;
-}
-
-export function workerView(state: DomainState, w: Worker, view: ViewContext = detachedView()): WorkerView {
+export function workerView(
+  state: DomainState,
+  w: Worker,
+  view: ViewContext = detachedView(),
+): Immutable<WorkerView> {
   const run = state.runs[w.runId];
   const attempt: Attempt | undefined = w.current;
   const liveness = workerLiveness(state, w, view.now, view.env) ?? null;
@@ -154,18 +109,11 @@ export function workerView(state: DomainState, w: Worker, view: ViewContext = de
   };
 }
 
-export interface RunView {
-  readonly id: string;
-  readonly name: string;
-  readonly objective: string;
-  readonly status: Run["status"];
-  readonly createdAt: number;
-  readonly endedAt: number | null;
-  readonly defaultPolicy: ContinuationPolicy;
-  readonly counts: Readonly<Record<StateLabel, number>>;
-}
-
-export function runView(state: DomainState, run: Run, view: ViewContext = detachedView()): RunView {
+export function runView(
+  state: DomainState,
+  run: Run,
+  view: ViewContext = detachedView(),
+): Immutable<RunView> {
   const counts: Record<StateLabel, number> = {
     Working: 0,
     Resuming: 0,
@@ -191,5 +139,26 @@ export function runView(state: DomainState, run: Run, view: ViewContext = detach
     endedAt: run.endedAt ?? null,
     defaultPolicy: run.defaultPolicy,
     counts,
+  };
+}
+
+/** One execution attempt as every operation answers it (worker_get, ui_worker_detail, provenance_get). */
+export function attemptView(a: Attempt): Immutable<AttemptView> {
+  return {
+    id: a.id,
+    seq: a.seq,
+    reason: a.reason,
+    resumeOf: a.resumeOf ?? null,
+    state: a.state,
+    delivery: a.delivery,
+    promptKind: a.promptKind,
+    promptId: a.promptId,
+    wakeReasons: a.wakeReasons,
+    scheduledAt: a.scheduledAt,
+    submittedAt: a.submittedAt ?? null,
+    terminalAt: a.terminalAt ?? null,
+    outcome: a.outcome ?? null,
+    errorCode: a.errorCode ?? null,
+    executorId: a.executorId ?? null,
   };
 }

@@ -1,4 +1,4 @@
-// Resolves the data directory (architecture §4): $ORCHESTRATOR_HOME, else the platform's user data folder.
+// Resolves the data directory (docs/cli.md, "Environment"): $ORCHESTRATOR_HOME, else the platform's user data folder.
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

@@ -1,10 +1,8 @@
-// Persists the pure core's state: one durable transaction per input holding the changed records and their events.
-import type { Clock } from "../core/context.ts";
+// Persists the pure core's state: commits what the engine hands it (previous state, next state, events) as one durable
+// transaction holding the changed records and their events, and answers the reads of what was committed.
 import type { DomainEvent } from "../core/events.ts";
-import type { Input } from "../core/inputs.ts";
 import type { Attempt, DomainState, Message, Run, Worker } from "../core/model.ts";
 import { dispositionOf } from "../core/policy.ts";
-import { type TransitionResult, transition } from "../core/transition.ts";
 import { AttemptCache } from "./attempt-cache.ts";
 import type { DurableStore } from "./durable-store.ts";
 import { KeptSummaries, type SummaryChange } from "./progress-summaries.ts";
@@ -18,9 +16,8 @@ const EVENT_SEQ_KEY = "event_seq";
 const AUTO_RESUME_OFF_KEY = "auto_resume_off";
 
 /**
- * The only writer of domain tables. `apply` runs the core transition and writes what changed in the
- * same store transaction as the events describing it (spec 20); it resolves once that is on disk, so
- * the effects it returns may leave the process.
+ * The only writer of domain tables. `commit` writes what a transition changed in the same store transaction as the
+ * events describing it; it resolves once that is on disk, so the transition's effects may leave the process.
  */
 export class DomainRepository {
   /** What agents re-read most, kept in memory and updated with every write (the tables stay the truth). */
@@ -63,31 +60,32 @@ export class DomainRepository {
     return this.eventSeq;
   }
 
-  async apply(input: Input, clock: Clock): Promise<TransitionResult> {
-    const prev = this.current;
-    const result = transition(prev, input, clock);
-    if (result.error) return result;
-    const events = result.effects.flatMap((e) => (e.kind === "event" ? [e.event] : []));
+  /**
+   * Commits one transition the engine computed: the records that changed from `prev` (the state this repository
+   * holds) to `next`, and the events describing it, in one store transaction. The state, the event counter and the
+   * caches change at once, before this returns, so the next transition starts from it; the promise resolves once the
+   * transaction is on disk (only then may the transition's effects leave the process).
+   */
+  commit(prev: DomainState, next: DomainState, events: readonly DomainEvent[]): Promise<void> {
+    if (prev !== this.current) throw new Error("commit: the transition did not start from the current state");
     const firstSeq = this.eventSeq + 1;
-    // Synchronous: state, counter and transaction change together, so concurrent applies stay ordered.
     let written: WrittenEvents = { dataJson: [], attempts: [], summaries: [] };
     let ran = false;
     const durable = this.store.write((tx) => {
       ran = true;
-      writeChanges(tx, prev, result.state);
+      writeChanges(tx, prev, next);
       written = writeEvents(tx, events, firstSeq, this.summaries);
     });
     // A store that takes no writes (closed, failed, or the disk refusing data) rejects without running the callback:
     // then nothing may change in memory either.
-    if (!ran) return durable.then(() => result);
-    this.current = result.state;
+    if (!ran) return durable;
+    this.current = next;
     this.eventSeq += events.length;
     this.recent.add(events, written.dataJson, firstSeq);
     this.summaries.commit(written.summaries);
     this.recent.dropSummaries(written.summaries.flatMap((c) => c.stripped));
     for (const a of written.attempts) this.attemptCache.written(a.workerId, a.json);
-    await durable;
-    return result;
+    return durable;
   }
 
   /** Events after a cursor, oldest first, from the live database. */

@@ -1,25 +1,29 @@
 // DurableStore: sql.js in memory, made durable by a checksummed journal of every write transaction (group-committed,
-// fdatasync'ed before the write resolves) and periodic atomic snapshots. The contract is architecture.md §5.
-import { openSync, closeSync, fdatasyncSync, fsyncSync, ftruncateSync } from "node:fs";
+// fdatasync'ed before the write resolves) and periodic atomic snapshots; the contract is docs/store.md.
+// Opening is in open-phases.ts and the write handle in write-handle.ts. The rest stays one class on purpose (over 400
+// lines): its states (open, degraded, closing, closed, failed) gate every write, snapshot, archive move and disk retry,
+// and the orderings between those (no commit between export and retainAfter, rollback before anyone sees a failed
+// batch) can only be checked when read together.
+import { fdatasyncSync, openSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { type ArchiveReadOptions, cutUnconfirmed, EventArchive, inspectArchive } from "./archive.ts";
-import { type AckMark, AckMarkWriter, MARK_FILE, readAckMark } from "./ack-mark.ts";
-import { removeStaleTemps, writeFileAtomic } from "./atomic-file.ts";
-import { encodeJournalHeader } from "./file-headers.ts";
+import type { SqlJsStatic } from "sql.js";
+import { AckMarkWriter } from "./ack-mark.ts";
+import { type ArchiveReadOptions, EventArchive } from "./archive.ts";
 import { frameText } from "./frame-codec.ts";
 import { JournalWriter } from "./journal-writer.ts";
 import { applyMigrations, checkMigrations } from "./migration-runner.ts";
-import { acquireOwnerLock, IPC_SECRET_FILE, OWNER_FILE, type OwnerLock } from "./owner-lock.ts";
-import { encodeRows, StatementText, txRecordText } from "./record-codec.ts";
-import { findLoss, inspectDataFiles, LOSS_REMEDY, replayJournal } from "./recovery.ts";
+import { recoverState, repairFiles } from "./open-phases.ts";
+import { acquireOwnerLock, type OwnerLock } from "./owner-lock.ts";
+import { encodeRows, txRecordText } from "./record-codec.ts";
+import { inspectDataFiles, replayJournal } from "./recovery.ts";
 import { encodeSnapshotBody, writeSnapshotFile } from "./snapshot-file.ts";
-import type { SqlJsStatic } from "sql.js";
 import { loadSqlJs, SqlEngine } from "./sql-engine.ts";
-import { assertReplayable, isPlainSelect } from "./sql-guards.ts";
+import { isPlainSelect } from "./sql-guards.ts";
 import { StoreError, describeError, isStoreError } from "./store-error.ts";
+import { ARCHIVE_END_KEY, dataFilePaths, JOURNAL_FILE, SNAPSHOT_FILE } from "./store-files.ts";
 import type {
   ReadTx,
   Row,
@@ -32,10 +36,9 @@ import type {
   StoreStats,
   WriteTx,
 } from "./store-types.ts";
+import { assertLive, isThenable, WriteHandle } from "./write-handle.ts";
 
-export const SNAPSHOT_FILE = "store.snapshot";
-export const JOURNAL_FILE = "store.journal";
-export const ARCHIVE_FILE = "events-archive.log";
+export { ARCHIVE_FILE, JOURNAL_FILE, SNAPSHOT_FILE } from "./store-files.ts";
 
 /**
  * Startup replays the whole journal: about 0.12 s per MiB of small transactions on an idle 2-core machine (JSON
@@ -51,7 +54,6 @@ const STALL_WARN_MS = 50;
 const ARCHIVE_ROWS_PER_RECORD = 500;
 const ARCHIVE_MAX_ATTEMPTS = 5;
 
-const ARCHIVE_END_KEY = "archive_end";
 /** After the disk refused a batch: first retry after this long, then doubling up to the maximum. */
 const DEFAULT_IO_RETRY_MS = 1_000;
 const MAX_IO_RETRY_MS = 10_000;
@@ -134,73 +136,14 @@ export class DurableStore {
     const fault = options.faultHook ?? (() => undefined);
     let engine: SqlEngine | undefined;
     try {
-      const paths = {
-        snapshot: join(dir, SNAPSHOT_FILE),
-        journal: join(dir, JOURNAL_FILE),
-        archive: join(dir, ARCHIVE_FILE),
-      };
+      const paths = dataFilePaths(dir);
       const sql = await loadSqlJs();
       // Phase 1, read-only: prove the files consistent and rebuild the state in memory.
-      const plan = inspectDataFiles(paths.snapshot, paths.journal);
-      // Fewer transactions on disk than were acknowledged (the journal cut short or zeroed, the files deleted): refuse,
-      // unless the operator accepted the loss (`orchestrator repair --accept-loss`).
-      const markPath = join(dir, MARK_FILE);
-      const markOrLoss = readMarkOrLoss(markPath, plan.lastSeq);
-      const existingMark = markOrLoss && "seq" in markOrLoss ? markOrLoss : undefined;
-      const loss = findLoss(plan, markOrLoss, lock.generation, {
-        dir,
-        snapshot: paths.snapshot,
-        journal: paths.journal,
-        mark: markPath,
-      });
-      if (loss && !(options.acceptLoss && (await options.acceptLoss(loss)))) {
-        throw new StoreError("STORE_CORRUPT", loss.message, { path: loss.path });
-      }
-      if (loss) log.warn(`opened with an accepted loss: ${loss.message}`);
-      engine = SqlEngine.create(sql, plan.snapshot?.body);
-      replayJournal(engine, plan, paths.journal);
-      const archiveEnd = readArchiveEnd(engine);
-      const archiveCheck = inspectArchive(paths.archive, archiveEnd);
-
+      const recovered = await recoverState(sql, paths, lock.generation, options.acceptLoss, log);
+      const { plan, loss, existingMark, archiveEnd } = recovered;
+      engine = recovered.engine;
       // Phase 2: repair what a crash legitimately leaves behind.
-      const removed = await removeStaleTemps(dir, [
-        SNAPSHOT_FILE,
-        JOURNAL_FILE,
-        ARCHIVE_FILE,
-        OWNER_FILE,
-        IPC_SECRET_FILE,
-        MARK_FILE,
-      ]);
-      if (removed.length > 0) log.info(`removed temp files left by a crash: ${removed.join(", ")}`);
-      const journalState = plan.journal;
-      if (journalState?.tornTail) {
-        log.warn(
-          `journal ${paths.journal}: cut a torn tail of ${journalState.tornTail.droppedBytes} bytes at byte ` +
-            `${journalState.validEnd} (${journalState.tornTail.reason}); transactions up to ${plan.lastSeq} kept`,
-        );
-      }
-      let journalBytes: number;
-      if (!journalState || journalState.header.baseSeq !== plan.snapshotSeq) {
-        // Fresh directory, or a crash between a snapshot's rename and the journal reset: start a journal that follows
-        // the snapshot on disk, carrying the records it lacks. Appending to the old one would leave a seq gap whenever
-        // the snapshot holds transactions the old journal never received.
-        const carried =
-          journalState?.frames.filter((_, i) => journalState.records[i]!.seq > plan.snapshotSeq) ?? [];
-        const header = encodeJournalHeader({ generation: lock.generation, baseSeq: plan.snapshotSeq });
-        await writeFileAtomic(paths.journal, [header, ...carried], () => lock.assertOwner());
-        journalBytes = header.length + carried.reduce((n, f) => n + f.length, 0);
-        if (journalState) log.info(`journal ${paths.journal} rebased onto snapshot seq ${plan.snapshotSeq}`);
-      } else {
-        if (journalState.tornTail) truncateDurably(paths.journal, journalState.validEnd);
-        journalBytes = journalState.validEnd;
-      }
-      if (archiveCheck.unconfirmedBytes > 0) {
-        cutUnconfirmed(paths.archive, archiveEnd);
-        log.warn(
-          `archive ${paths.archive}: cut ${archiveCheck.unconfirmedBytes} bytes of an append whose delete never ` +
-            "committed (those rows are still in the live database)",
-        );
-      }
+      const journalBytes = await repairFiles(paths, recovered, lock, log);
 
       const fd = openSync(paths.journal, "r+", 0o600);
       // Records a crashed process wrote but never synced are read back as valid: sync them before the mark names them.
@@ -209,9 +152,9 @@ export class DurableStore {
       // A new file when there is none, or it named more than the files hold (a loss just accepted) or was damaged.
       const mark =
         existingMark && !loss
-          ? AckMarkWriter.open(markPath, existingMark, plan.lastSeq, markWarn)
+          ? AckMarkWriter.open(paths.mark, existingMark, plan.lastSeq, markWarn)
           : await AckMarkWriter.create(
-              markPath,
+              paths.mark,
               { seq: plan.lastSeq, generation: lock.generation },
               () => lock.assertOwner(),
               markWarn,
@@ -765,98 +708,6 @@ export class DurableStore {
   }
 }
 
-/**
- * The `tx` of one write() callback. A class rather than closures: one small object per transaction on the commit path.
- * Runs each statement and records its journal text; a statement that throws is journalled as failed (the caller may
- * catch and carry on, and with ON CONFLICT FAIL it may have changed rows), unless our own guards refused it first.
- */
-class WriteHandle implements WriteTx {
-  live = true;
-  readonly recorded: string[] = [];
-
-  constructor(private readonly engine: SqlEngine) {}
-
-  run(sql: string, params?: SqlParams): void {
-    const stmt = this.journalled(sql, params);
-    try {
-      this.engine.run(sql, params);
-    } catch (error) {
-      this.recorded.push(stmt.text(true));
-      throw error;
-    }
-    this.recorded.push(stmt.text(false));
-  }
-
-  all<R = Row>(sql: string, params?: SqlParams): R[] {
-    if (isPlainSelect(sql)) {
-      assertLive(this.live, "write");
-      return this.engine.all<R>(sql, params);
-    }
-    const stmt = this.journalled(sql, params);
-    let rows: R[];
-    try {
-      rows = this.engine.all<R>(sql, params);
-    } catch (error) {
-      this.recorded.push(stmt.text(true));
-      throw error;
-    }
-    this.recorded.push(stmt.text(false));
-    return rows;
-  }
-
-  get<R = Row>(sql: string, params?: SqlParams): R | undefined {
-    if (isPlainSelect(sql)) {
-      assertLive(this.live, "write");
-      return this.engine.get<R>(sql, params);
-    }
-    const stmt = this.journalled(sql, params);
-    let row: R | undefined;
-    try {
-      row = this.engine.get<R>(sql, params);
-    } catch (error) {
-      this.recorded.push(stmt.text(true));
-      throw error;
-    }
-    this.recorded.push(stmt.text(false));
-    return row;
-  }
-
-  /** The checks that refuse a statement before it runs (those refusals are not journalled), and its journal text. */
-  private journalled(sql: string, params: SqlParams | undefined): StatementText {
-    assertLive(this.live, "write");
-    assertReplayable(sql);
-    return new StatementText(sql, params);
-  }
-}
-
-/**
- * The mark, or (when the file is damaged) a loss of unknown extent: the store cannot tell what was acknowledged, so
- * it opens only with the loss accepted, which writes a fresh mark from the files.
- */
-function readMarkOrLoss(path: string, keptSeq: number): AckMark | StoreLoss | undefined {
-  try {
-    return readAckMark(path);
-  } catch (error) {
-    if (!isStoreError(error, "STORE_CORRUPT")) throw error;
-    return {
-      acknowledgedSeq: null,
-      keptSeq,
-      path,
-      message: `${error.message}; ${LOSS_REMEDY}`,
-    };
-  }
-}
-
-function readArchiveEnd(engine: SqlEngine): number {
-  const table = engine.get(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_store_meta'",
-    [],
-  );
-  if (!table) return 0;
-  const row = engine.get<{ value: string }>("SELECT value FROM _store_meta WHERE key = ?", [ARCHIVE_END_KEY]);
-  return row ? Number(row.value) : 0;
-}
-
 /** Archive records (framed) for `rows`, a bounded number of rows each. */
 function toArchiveFrames(rows: readonly Row[]): Buffer[] {
   const frames: Buffer[] = [];
@@ -874,25 +725,6 @@ function preallocationFor(snapshotAfterBytes: number): number {
   return Math.min(8 * 1024 * 1024, Math.max(64 * 1024, Math.ceil(snapshotAfterBytes * 1.5)));
 }
 
-function truncateDurably(path: string, length: number): void {
-  const fd = openSync(path, "r+");
-  try {
-    ftruncateSync(fd, length);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function isThenable(v: unknown): boolean {
-  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
-}
-
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(describeError(error));
-}
-
-function assertLive(live: boolean, kind: string): void {
-  if (!live)
-    throw new StoreError("STORE_MISUSE", `a ${kind} transaction handle was used after its callback returned`);
 }

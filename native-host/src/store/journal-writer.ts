@@ -1,6 +1,8 @@
 // Appends transaction records to store.journal with group commit: every transaction committed in one synchronous run
 // of the event loop shares one write + fdatasync. Records overwrite zeros written ahead of them (preallocation), and
 // a fresh journal replaces this one after a snapshot.
+// One class over 400 lines on purpose: the pump, the preallocated zeros, the rotation between two batches and the
+// suspension after a failed batch all move the same file offsets, and their invariants must be read together.
 import {
   closeSync,
   fdatasync,

@@ -1,9 +1,8 @@
 // Applies pending schema migrations through the store's own journalled writes. Each migration commits together with
 // its row in _store_migrations, so a crash can never apply one twice or leave one half-applied.
-import type { DurableStore } from "./durable-store.ts";
 import type { Migration } from "./migrations.ts";
 import { StoreError, describeError, isStoreError } from "./store-error.ts";
-import type { StoreLogger } from "./store-types.ts";
+import type { ReadTx, StoreLogger, WriteTx } from "./store-types.ts";
 
 /** The store's own tables, created by its first transaction in a new directory. */
 const STORE_TABLES = `
@@ -11,8 +10,11 @@ const STORE_TABLES = `
   CREATE TABLE _store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
-/** What the runner needs from the store. */
-export type MigrationTarget = Pick<DurableStore, "read" | "write">;
+/** What the runner needs from the store (DurableStore's read and write), so that this file need not import it. */
+export interface MigrationTarget {
+  read<T>(fn: (q: ReadTx) => T): T;
+  write<T>(fn: (tx: WriteTx) => T): Promise<T>;
+}
 
 /** Versions must be positive and strictly increasing: they are applied in list order. */
 export function checkMigrations(migrations: readonly Migration[]): void {

@@ -61,7 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: "completion-signal-policy",
-    // Runs stored before issue 8 get the new ContinuationPolicy fields with their defaults (json_type is
+    // Runs stored before version 2 (written by 0.1.0) get the new ContinuationPolicy fields with their defaults (json_type is
     // NULL only for a missing key; a stored JSON null is kept).
     sql: `
       UPDATE runs SET data = json_set(data, '$.defaultPolicy.completionSignal', 'mcp')

@@ -1,5 +1,5 @@
 // The fake chatgpt.com page (browser side): composer, turns, streaming, errors and dialogs in either DOM layout,
-// reproducing the quirks of research/chatgpt-dom.md §9. Served transpiled by ../server.ts; talks to it over fetch.
+// reproducing the real page's known quirks (docs/e2e.md, "The fake chatgpt.com"). Served transpiled by ../server.ts; talks to it over fetch.
 export {};
 
 interface PageConfig {
@@ -98,7 +98,7 @@ const status = el("div", { role: "status", "aria-live": "polite", class: "sr-onl
 const sidebar = el("nav", { "aria-label": "Chat history", id: "history" });
 document.body.append(sidebar, main, bottom, status);
 
-// ---- noise (research §9.10) --------------------------------------------------------------------------
+// ---- noise --------------------------------------------------------------------------------------------
 
 document.body.append(
   el("div", { role: "alert", class: "sr-only" }, "Actions refreshed"),
@@ -127,7 +127,7 @@ if (config.signedOut) {
   );
 }
 
-// ---- composer (research §9.1–9.5) ----------------------------------------------------------------------
+// ---- composer ---------------------------------------------------------------------------------------------
 
 interface Composer {
   form: HTMLFormElement;
@@ -200,7 +200,7 @@ function renderEditor(text: string): void {
 function setModel(text: string): void {
   if (text === model) return;
   model = text;
-  // Send is briefly disabled after each edit (research §9.4).
+  // Send is briefly disabled after each edit, as on chatgpt.com.
   sendEnabledAt = Date.now() + rand(config.sendDisabledMs);
   clearTimeout(sendTimer);
   sendTimer = window.setTimeout(renderPrimary, Math.max(0, sendEnabledAt - Date.now()) + 1);
@@ -318,11 +318,11 @@ function mountComposer(): void {
   editor.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || e.shiftKey || e.isComposing) return;
     e.preventDefault();
-    // Enter while generating does nothing and keeps the draft (research §9.5).
+    // Enter while generating does nothing and keeps the draft.
     if (!generating && model.trim() !== "" && Date.now() >= sendEnabledAt) submit();
     else if (generating && model.trim() !== "") ignoredSend("enter");
   });
-  // A DOM change the editor was not told about (no input event) is reverted (research §9.2).
+  // A DOM change the editor was not told about (no input event) is reverted, as ProseMirror does.
   new MutationObserver(() => {
     if (acceptingDom) return;
     clearTimeout(revertTimer);
@@ -341,7 +341,7 @@ function onPaste(e: ClipboardEvent): void {
   const plain = e.clipboardData?.getData("text/plain") ?? "";
   const html = e.clipboardData?.getData("text/html") ?? "";
   if (plain.length > 10_000) {
-    // A long paste becomes an attachment chip; the editor stays as it was (research §9.3).
+    // A long paste becomes an attachment chip; the editor stays as it was.
     chips++;
     const chip = el("div", { class: "pasted-chip" }, "Pasted text", el("button", { type: "button" }));
     chip.querySelector("button")!.setAttribute("aria-label", `Remove Pasted text ${chips}`);
@@ -800,7 +800,7 @@ async function consume(res: Response): Promise<void> {
       buffer = buffer.slice(cut + 2);
       const data = frame.replace(/^data: ?/, "");
       if (data === "[DONE]") {
-        // The page stops reading after completion (research §3.1).
+        // The real page also stops reading after completion (it aborts the read).
         await reader.cancel();
         return;
       }
@@ -917,7 +917,7 @@ void fetch("/api/auth/session")
   .then((session: unknown) => Object.assign(window, { __session: session }));
 mountComposer();
 if (config.hydrationRemountMs !== null) {
-  // Hydration replaces the composer once; text inserted before that is lost (research §9.11).
+  // Hydration replaces the composer once; text inserted before that is lost.
   window.setTimeout(() => {
     report("composer-remounted");
     mountComposer();
