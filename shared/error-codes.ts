@@ -2,6 +2,29 @@
 // host, extension and MCP: one closed list, with the subsets each reporter may use derived from it.
 import { z } from "zod";
 
+/** The durable store's faults; an operation that meets one answers with its code (a failing disk is not a bug). */
+export const STORE_ERROR_CODES = [
+  // A snapshot, journal or archive is damaged; nothing was changed on disk.
+  "STORE_CORRUPT",
+  // A file was written by a newer on-disk format than this code understands.
+  "STORE_VERSION",
+  // Another live process owns the data directory.
+  "STORE_LOCKED",
+  // Another owner took over the data directory, so this one stopped writing.
+  "STORE_FENCED",
+  // A write or fsync failed (a full disk): writes are refused until the disk takes data again.
+  "STORE_IO",
+  // It failed earlier (STORE_IO / STORE_FENCED) and refuses all work until reopened.
+  "STORE_FAILED",
+  "STORE_CLOSED",
+  // A programming error (nested or async write, non-deterministic SQL, a bad parameter).
+  "STORE_MISUSE",
+  // A schema migration failed, or the database is newer than the migrations this code knows.
+  "STORE_MIGRATION",
+  "STORE_ARCHIVE_MISMATCH",
+] as const;
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
+
 export const ERROR_CODES = [
   // Executor: the submission did not happen, or it is unknown whether it did.
   "AMBIGUOUS_SUBMISSION",
@@ -63,24 +86,8 @@ export const ERROR_CODES = [
   "IPC_UNAUTHENTICATED",
   // Host: a bug (an operation threw something that is not a store fault).
   "INTERNAL",
-  // Store (docs/store.md): a snapshot, journal or archive is damaged; nothing was changed on disk.
-  "STORE_CORRUPT",
-  // Store: a file was written by a newer on-disk format than this code understands.
-  "STORE_VERSION",
-  // Store: another live process owns the data directory.
-  "STORE_LOCKED",
-  // Store: another owner took over the data directory, so this one stopped writing.
-  "STORE_FENCED",
-  // Store: a write or fsync failed (a full disk): writes are refused until the disk takes data again.
-  "STORE_IO",
-  // Store: it failed earlier (STORE_IO / STORE_FENCED) and refuses all work until reopened.
-  "STORE_FAILED",
-  "STORE_CLOSED",
-  // Store: a programming error (nested or async write, non-deterministic SQL, a bad parameter).
-  "STORE_MISUSE",
-  // Store: a schema migration failed, or the database is newer than the migrations this code knows.
-  "STORE_MIGRATION",
-  "STORE_ARCHIVE_MISMATCH",
+  // Store (docs/store.md): its faults, each explained in STORE_ERROR_CODES above.
+  ...STORE_ERROR_CODES,
   // Extension (views ↔ background): the native port is not open, or the host did not answer in time.
   "HOST_UNAVAILABLE",
   "TIMEOUT",
@@ -129,21 +136,6 @@ export const SUBMIT_ERROR_CODES = [
   "DRAFT_IN_COMPOSER",
 ] as const satisfies readonly ErrorCode[];
 export type SubmitErrorCode = (typeof SUBMIT_ERROR_CODES)[number];
-
-/** The durable store's faults; an operation that meets one answers with its code (a failing disk is not a bug). */
-export const STORE_ERROR_CODES = [
-  "STORE_CORRUPT",
-  "STORE_VERSION",
-  "STORE_LOCKED",
-  "STORE_FENCED",
-  "STORE_IO",
-  "STORE_FAILED",
-  "STORE_CLOSED",
-  "STORE_MISUSE",
-  "STORE_MIGRATION",
-  "STORE_ARCHIVE_MISMATCH",
-] as const satisfies readonly ErrorCode[];
-export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 /**
  * The page state the adapter reports (state `error` with this code) while a tool-confirmation card in the newest turn
