@@ -5,6 +5,7 @@ import type { Hello } from "../../../shared/native-messages.ts";
 import { COMMAND_DEADLINE_MS } from "../core/attempts.ts";
 import { COMMAND_TYPES, pendingCommands } from "../core/commands.ts";
 import type { ExecutorCommand } from "../core/effects.ts";
+import type { Input } from "../core/inputs.ts";
 import type { Dispatch, LivenessEnv } from "../core/liveness.ts";
 import { faultPoint } from "../engine/fault-points.ts";
 import type { OperationsContext } from "../operations/context.ts";
@@ -16,6 +17,20 @@ import { DEFAULT_MAX_GENERATING, SlotQueue, slotsInUse, type Unanswered } from "
 /** A command sent to an executor without a result yet; `deadlineAt` is the one sent (unknown for one it journaled earlier). */
 interface Sent extends Unanswered {
   readonly deadlineAt?: number;
+}
+
+const ENDED_BEFORE_SENT = "the worker ended before the command reached a browser";
+
+/** The result that closes a command no browser ever had: not delivered, so the core restores the wish to continue. */
+function withdrawal(command: ExecutorCommand, detail: string): Input {
+  return {
+    type: "command.result",
+    workerId: command.workerId,
+    commandId: command.commandId,
+    outcome: "failed",
+    errorCode: "CANCELLED",
+    detail,
+  };
 }
 
 export class CommandRouter {
@@ -135,14 +150,7 @@ export class CommandRouter {
       }
       // The worker ended while its command waited for a browser. It was never sent, so it is closed here as not
       // delivered rather than submitted for a finished worker.
-      await this.reports.apply({
-        type: "command.result",
-        workerId: command.workerId,
-        commandId: command.commandId,
-        outcome: "failed",
-        errorCode: "CANCELLED",
-        detail: "the worker ended before the command reached a browser",
-      });
+      await this.reports.apply(withdrawal(command, ENDED_BEFORE_SENT));
     }
     this.pump();
   }
@@ -228,7 +236,7 @@ export class CommandRouter {
       return;
     }
     if (!this.isActive(command.workerId)) {
-      this.withdraw(command, "the worker ended before the command reached a browser");
+      this.withdraw(command, ENDED_BEFORE_SENT);
       return;
     }
     // Paused while it waited (a host restart can lose the withdrawal Pause asked for): it does not go out.
@@ -274,14 +282,7 @@ export class CommandRouter {
   /** Closes a command no browser ever had as not delivered; the core restores the worker's wish to continue. */
   private withdraw(command: ExecutorCommand, detail: string): void {
     this.reports
-      .apply({
-        type: "command.result",
-        workerId: command.workerId,
-        commandId: command.commandId,
-        outcome: "failed",
-        errorCode: "CANCELLED",
-        detail,
-      })
+      .apply(withdrawal(command, detail))
       .catch((e: unknown) => this.log.warn(`withdrawing command ${command.commandId} failed: ${String(e)}`));
   }
 
