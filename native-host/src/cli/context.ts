@@ -31,6 +31,16 @@ export interface CliContext {
   readonly cliEntry?: string;
   /** True when stdout is a terminal: `start` then runs the backend in the foreground. */
   readonly stdoutIsTTY?: boolean;
+  /**
+   * True in the packaged CLI (the npm tarball or the host bundle): there is no source tree, so commands that build
+   * from it (`start`) are not offered.
+   */
+  readonly packaged?: boolean;
+  /**
+   * How the user runs this CLI where they are, for the fixes and next steps it prints: `npx orchestrator` in a clone,
+   * `orchestrator` when installed on PATH, `node /path/orchestrator.mjs` from an unpacked bundle.
+   */
+  readonly invocation?: string;
 }
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -65,4 +75,9 @@ export function dataDirOf(ctx: CliContext): string {
 /** `bin/orchestrator.js` of this project: what the launcher and MCP client configs run. */
 export function cliEntry(ctx: CliContext): string {
   return ctx.cliEntry ?? pathFor(ctx.platform).join(ctx.projectRoot, "bin", "orchestrator.js");
+}
+
+/** The command line a user types here to run `orchestrator <args>` (see CliContext.invocation). */
+export function commandLine(ctx: CliContext, args: string): string {
+  return `${ctx.invocation ?? "npx orchestrator"} ${args}`;
 }
