@@ -11,7 +11,7 @@ import type { AssistantTurn } from "../fake-chatgpt/server.ts";
 import { around, dressChatPage, expectPicture, imagesDir, overlayBox } from "./docs-images-kit.ts";
 import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
 import { block, expectCleanRun, FAST_POLICY, HeldTurns } from "./scenario-kit.ts";
-import { DASHBOARD_URL, openPage, openPopup, OPTIONS_URL, OverlayProbe } from "./ui-kit.ts";
+import { DASHBOARD_URL, openPage, openPopup, OPTIONS_URL, OverlayProbe, walkFourStates } from "./ui-kit.ts";
 
 const POPUP = { width: 360, height: 320 }; // the toolbar popup is 360 px wide; the picture grows to its content
 const PAGE = { width: 1280, height: 800 };
@@ -204,40 +204,13 @@ describe("documentation pictures in Chromium", { timeout: 300_000 }, () => {
         written[`overlay-${slug}`] = expectPicture(file(`overlay-${slug}`), clip.width, 300);
       };
 
-      await shoot("Working", "working", "Working");
-
-      firstTurn.resolve();
-      await e2e.waitWorker(
+      await walkFourStates(
+        e2e,
         workerId,
-        "Needs you, turn ended",
-        (w) => w.worker.label === "Needs you" && w.worker.conversation.state === "idle",
+        { first: firstTurn, second: secondTurn, answer: "Logical replication now" },
+        dashboard,
+        shoot,
       );
-      await dashboard.getByTestId("needs-you-item").waitFor();
-      await shoot("Needs you", "needs-you", "Needs you");
-
-      await tool(e2e.mcp, "human_resolve", { workerId, answer: "Logical replication now" });
-      await e2e.waitWorker(
-        workerId,
-        "the answer's turn generating",
-        (w) => w.attempts.length === 2 && w.worker.conversation.state === "generating",
-      );
-      await tool(e2e.mcp, "worker_pause", { workerId });
-      secondTurn.resolve();
-      await e2e.waitWorker(
-        workerId,
-        "paused after the turn",
-        (w) => w.worker.label === "Paused" && w.worker.conversation.state === "idle",
-      );
-      await shoot("Paused", "paused", "Paused");
-
-      await tool(e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
-      const done = await e2e.waitWorker(
-        workerId,
-        "complete, last turn ended",
-        (w) => w.worker.label === "Complete" && w.worker.attempt?.state === "completed",
-      );
-      await shoot("Complete", "complete", null);
-      expect(done.attempts.map((a) => a.reason)).toEqual(["initial", "followup", "manual_resume"]);
     } finally {
       await overlay.close();
     }
