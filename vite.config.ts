@@ -95,7 +95,9 @@ export default defineConfig(({ command, mode }) => {
   return {
     test,
     root,
-    publicDir: false,
+    // Copied as is to the output root: the toolbar and page icons (extension/public/icons/, made by
+    // scripts/make-icons.ts from extension/icons/icon.svg; docs/extension.md, "Icon and pinning").
+    publicDir: resolve(root, "extension/public"),
     logLevel: "warn",
     build: {
       outDir: resolve(outBase, target),

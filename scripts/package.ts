@@ -1,9 +1,10 @@
 // `npm run package [-- --out DIR]`: the release artifacts in dist/package/ — the Chrome zip, the Firefox xpi (web-ext
-// build, lint-checked), the native host as a runnable bundle with its manifests, the skill archive — plus SHA256SUMS.
-// Every artifact carries the version of package.json; the run stops if any part disagrees.
+// build, lint-checked), the native host as a runnable bundle with its manifests (a zip, and the same folder as an npm
+// tarball that installs offline), the skill archive — plus SHA256SUMS. Every artifact carries the version of
+// package.json; the run stops if any part disagrees. docs/install.md says how a user installs them.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { zipSync, type Zippable } from "fflate";
@@ -24,6 +25,8 @@ export interface PackageResult {
   readonly firefoxDir: string;
   readonly hostDir: string;
   readonly hostZip: string;
+  /** The host folder packed by npm: `npm install -g <file>` gives the `orchestrator` command, offline. */
+  readonly tarball: string;
   readonly skillZip: string;
 }
 
@@ -98,6 +101,64 @@ async function copyFileLocks(dir: string): Promise<void> {
     });
 }
 
+/** What the host bundle requires at run time: shipped in its node_modules/ (and bundled into the npm tarball). */
+const RUNTIME_PACKAGES = ["sql.js", "fs-native-extensions"];
+
+/**
+ * The package.json of the host folder, which is also what `npm pack` packs: `bin` gives the `orchestrator` command,
+ * and every dependency is in `bundleDependencies`, so `npm install -g` of the tarball fetches nothing (works offline).
+ * `private` keeps it from being published to a registry by accident; installing from the file does not mind.
+ */
+async function hostPackageJson(version: string): Promise<string> {
+  const dependencies: Record<string, string> = {};
+  for (const name of RUNTIME_PACKAGES) {
+    const pkg = JSON.parse(await readFile(path.join(ROOT, "node_modules", name, "package.json"), "utf8")) as {
+      version: string;
+    };
+    dependencies[name] = pkg.version;
+  }
+  const manifest = {
+    name: NAME,
+    version,
+    description:
+      "ChatGPT Orchestrator: the `orchestrator` CLI and the native host its browser extension talks to.",
+    license: "MIT",
+    private: true,
+    type: "module",
+    bin: { orchestrator: "orchestrator.mjs" },
+    engines: { node: ">=20.19" },
+    dependencies,
+    bundleDependencies: RUNTIME_PACKAGES,
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** The README of the host zip and tarball: the same commands as docs/install.md. */
+function hostReadme(version: string): string {
+  return [
+    `ChatGPT Orchestrator native host ${version}`,
+    "",
+    "Needs Node.js 20.19 or newer. Install the npm tarball of the release (nothing is downloaded):",
+    `  npm install -g ./${NAME}-${version}.tgz`,
+    "  orchestrator install      (registers the host with your browsers; `orchestrator install --help`)",
+    "  orchestrator doctor       (checks every link and says how to fix what is wrong)",
+    "  orchestrator connector    (the MCP connector URL for ChatGPT)",
+    "Or unpack the native-host zip where it can stay and run the same commands as `node orchestrator.mjs <command>`",
+    "(e.g. `node orchestrator.mjs install`); rerun `install` if you move the folder.",
+    "",
+    "The browser starts the host itself; `orchestrator serve` runs it without a browser, `orchestrator status`",
+    "shows it.",
+    `The extension: unzip ${NAME}-chrome-${version}.zip and load it unpacked (chrome://extensions, Developer mode);`,
+    "the Firefox xpi is not signed by Mozilla: Firefox loads it as a temporary add-on (about:debugging, gone after a",
+    "restart), or for good in Developer Edition, Nightly or ESR with xpinstall.signatures.required set to false, or",
+    "once you have signed it on addons.mozilla.org (web-ext sign --channel unlisted); release and Beta refuse it",
+    "unsigned.",
+    "",
+    "Remove: `orchestrator uninstall`, then `npm uninstall -g chatgpt-orchestrator` (your data directory stays).",
+    "",
+  ].join("\n");
+}
+
 /**
  * The native host as one ESM bundle (node_modules inlined but sql.js, whose wasm it loads from beside itself, and
  * fs-native-extensions, whose native binary it loads from beside itself).
@@ -117,34 +178,48 @@ async function buildHost(dir: string, version: string): Promise<void> {
         output: { entryFileNames: "orchestrator.mjs", chunkFileNames: "lib/[name].mjs", format: "es" },
       },
     },
-    ssr: { noExternal: true, external: ["sql.js", "fs-native-extensions"], target: "node" },
+    ssr: { noExternal: true, external: RUNTIME_PACKAGES, target: "node" },
   });
+  // npm links `bin` files as they are: the entry needs a shebang and the executable bit to run as `orchestrator`.
+  const entry = path.join(dir, "orchestrator.mjs");
+  await writeFile(entry, `#!/usr/bin/env node\n${await readFile(entry, "utf8")}`);
+  await chmod(entry, 0o755);
   const sqlJs = path.join(ROOT, "node_modules/sql.js");
   const sqlOut = path.join(dir, "node_modules/sql.js");
   await mkdir(path.join(sqlOut, "dist"), { recursive: true });
   for (const rel of ["package.json", "LICENSE", "dist/sql-wasm.js", "dist/sql-wasm.wasm"])
     await cp(path.join(sqlJs, rel), path.join(sqlOut, rel));
   await copyFileLocks(dir);
+  // `install` fills these templates; the CLI finds them beside the bundle (bundle-entry.ts makes that the root).
+  // It needs no extension build: the browser loads the extension from the Chrome zip or the Firefox xpi.
   await mkdir(path.join(dir, "manifests"), { recursive: true });
   for (const name of ["native-host.chromium.json", "native-host.firefox.json"])
     await cp(path.join(ROOT, "manifests", name), path.join(dir, "manifests", name));
-  await writeFile(
-    path.join(dir, "package.json"),
-    `${JSON.stringify({ name: `${NAME}-native-host`, version, private: true, type: "module", bin: { orchestrator: "orchestrator.mjs" }, engines: { node: ">=20.19" } }, null, 2)}\n`,
+  await writeFile(path.join(dir, "package.json"), await hostPackageJson(version));
+  await writeFile(path.join(dir, "README.txt"), hostReadme(version));
+  // The package says MIT; the licence text travels with it (npm pack includes LICENSE by name).
+  await cp(path.join(ROOT, "LICENSE"), path.join(dir, "LICENSE"));
+}
+
+/**
+ * `npm pack` of the host folder: npm's own packing (node_modules/ only as far as bundled, fixed timestamps), into
+ * `<outDir>/chatgpt-orchestrator-<version>.tgz`. Runs the npm that runs this script (`npm run package`), else the
+ * `npm` on PATH.
+ */
+async function packHost(hostDir: string, outDir: string): Promise<string> {
+  const npmCli = process.env.npm_execpath;
+  const [file, pre] =
+    npmCli !== undefined && path.basename(npmCli) === "npm-cli.js"
+      ? [process.execPath, [npmCli]]
+      : ["npm", []];
+  const { stdout } = await run(
+    file,
+    [...pre, "pack", hostDir, "--pack-destination", outDir, "--json", "--ignore-scripts", "--offline"],
+    { cwd: outDir, timeout: 120_000 },
   );
-  await writeFile(
-    path.join(dir, "README.txt"),
-    [
-      `ChatGPT Orchestrator native host ${version}`,
-      "",
-      "Needs Node.js 20.19 or newer. Unpack this folder where it can stay, then register it with your browsers:",
-      "  node orchestrator.mjs install        (writes the native messaging manifests; see --help)",
-      "  node orchestrator.mjs doctor         (checks every link)",
-      "  node orchestrator.mjs connector      (the MCP connector URL for ChatGPT)",
-      "The browser starts the host itself; `node orchestrator.mjs serve` runs it without a browser.",
-      "",
-    ].join("\n"),
-  );
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  if (packed === undefined) throw new Error(`npm pack printed no file: ${stdout}`);
+  return path.join(outDir, packed.filename);
 }
 
 async function sha256(file: string): Promise<string> {
@@ -187,10 +262,12 @@ export async function packageAll(outDir: string): Promise<PackageResult> {
   await buildHost(hostDir, version);
   const hostZip = path.join(outDir, `${NAME}-native-host-${version}.zip`);
   await zipFolder(hostDir, hostZip, `${NAME}-native-host-${version}/`);
+  const tarball = await packHost(hostDir, outDir);
+  if (path.basename(tarball) !== `${NAME}-${version}.tgz`) throw new Error(`npm pack wrote ${tarball}`);
 
   const skill = await packageSkill({ outDir });
 
-  const artifacts = [chromeZip, path.join(outDir, xpiName), hostZip, skill.zipPath];
+  const artifacts = [chromeZip, path.join(outDir, xpiName), hostZip, tarball, skill.zipPath];
   const sums = await Promise.all(artifacts.map(async (f) => `${await sha256(f)}  ${path.basename(f)}`));
   await writeFile(path.join(outDir, "SHA256SUMS"), `${sums.join("\n")}\n`);
   return {
@@ -201,6 +278,7 @@ export async function packageAll(outDir: string): Promise<PackageResult> {
     firefoxDir,
     hostDir,
     hostZip,
+    tarball,
     skillZip: skill.zipPath,
   };
 }
@@ -208,7 +286,7 @@ export async function packageAll(outDir: string): Promise<PackageResult> {
 if (process.argv[1] === import.meta.filename) {
   const { values } = parseArgs({ options: { out: { type: "string" } }, strict: true });
   const result = await packageAll(path.resolve(values.out ?? path.join(ROOT, "dist", "package")));
-  for (const file of [result.chromeZip, result.firefoxXpi, result.hostZip, result.skillZip]) {
+  for (const file of [result.chromeZip, result.firefoxXpi, result.hostZip, result.tarball, result.skillZip]) {
     const { size } = await stat(file);
     process.stdout.write(`${path.relative(process.cwd(), file)}  ${(size / 1024).toFixed(0)} KiB\n`);
   }

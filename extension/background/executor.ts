@@ -192,6 +192,16 @@ export class Executor {
       );
   }
 
+  /**
+   * The title the page of `tabId` shows for its conversation (the adopted worker's name), or undefined when the page
+   * names none or does not answer in time: adoption goes on without it.
+   */
+  async conversationTitle(tabId: number): Promise<string | undefined> {
+    await this.ready;
+    const ping = await this.m.content.ping(tabId, this.opts.probeTimeoutMs);
+    return ping.ok ? ping.value.title : undefined;
+  }
+
   /** "Release": the host stopped the worker; forget its tab, so nothing of it is observed or sent any more. */
   async releaseTab(workerId: string): Promise<void> {
     await this.ready;

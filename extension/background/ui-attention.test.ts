@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { livenessOf } from "../../shared/liveness.ts";
 import { NOW, worker } from "../../test/extension/ui-kit.ts";
 import type { WorkerView } from "../../shared/operations/views.ts";
+import type { ConnectionHealth } from "./native-connection.ts";
 import { Attention, attentionKey, attentionMessage } from "./ui-attention.ts";
 
 describe("attentionKey", () => {
@@ -41,18 +42,29 @@ describe("attentionKey", () => {
   });
 });
 
-/** An Attention over a scripted ui_summary, recording the badge and notifications. */
-function harness(workers: () => WorkerView[]) {
+/** An Attention over a scripted ui_summary, recording the badge (colours too) and notifications. A browser without
+ * `setBadgeTextColor` (`textColor: false`) gets no call to it. */
+function harness(
+  workers: () => WorkerView[],
+  opts: { textColor?: boolean; health?: ConnectionHealth["status"] } = {},
+) {
   const badge: { text: string; title: string }[] = [];
+  const colors: { color: string; textColor?: string }[] = [];
   const notified: { id: string; title: string; message: string }[] = [];
   let announced: string[] = [];
   let text = "";
+  let color = "";
+  let textColor: string | undefined;
   const attention = new Attention({
     api: {
       action: {
         setBadgeText: (d) => void (text = d.text),
-        setBadgeBackgroundColor: () => undefined,
-        setTitle: (d) => void badge.push({ text, title: d.title }),
+        setBadgeBackgroundColor: (d) => void (color = d.color),
+        ...(opts.textColor === false ? {} : { setBadgeTextColor: (d) => void (textColor = d.color) }),
+        setTitle: (d) => {
+          badge.push({ text, title: d.title });
+          colors.push({ color, ...(textColor === undefined ? {} : { textColor }) });
+        },
       },
       notifications: {
         create: (id, o) => {
@@ -62,7 +74,7 @@ function harness(workers: () => WorkerView[]) {
       },
     },
     log: { info: () => undefined, warn: (m: string) => console.warn(m) },
-    health: () => ({ status: "connected", since: 0, failures: 0, droppedInvalid: 0 }),
+    health: () => ({ status: opts.health ?? "connected", since: 0, failures: 0, droppedInvalid: 0 }),
     request: () =>
       Promise.resolve({
         ok: true,
@@ -90,7 +102,7 @@ function harness(workers: () => WorkerView[]) {
       while (badge.length === before) await new Promise((r) => setTimeout(r, 0));
     }
   };
-  return { badge, notified, refresh };
+  return { badge, colors, notified, refresh };
 }
 
 describe("Attention", () => {
@@ -137,5 +149,28 @@ describe("Attention", () => {
     workers = [worker("Working")];
     await h.refresh(1);
     expect(h.badge.at(-1)).toEqual({ text: "", title: "ChatGPT Orchestrator: nothing needs you" });
+  });
+});
+
+describe("Attention's badge colours", () => {
+  it("paints the count red and 'off' grey, each with white text where the browser can set it", async () => {
+    const needs = harness(() => [worker("Needs you")]);
+    await needs.refresh(1);
+    expect(needs.badge.at(-1)?.text).toBe("1");
+    expect(needs.colors.at(-1)).toEqual({ color: "#b91c1c", textColor: "#ffffff" });
+
+    const off = harness(() => [], { health: "host-not-installed" });
+    await off.refresh(1);
+    expect(off.badge.at(-1)).toEqual({
+      text: "off",
+      title: "ChatGPT Orchestrator: host not connected (host-not-installed)",
+    });
+    expect(off.colors.at(-1)).toEqual({ color: "#4b5563", textColor: "#ffffff" });
+
+    // A browser without setBadgeTextColor still gets the text and background.
+    const older = harness(() => [worker("Needs you")], { textColor: false });
+    await older.refresh(1);
+    expect(older.badge.at(-1)?.text).toBe("1");
+    expect(older.colors.at(-1)).toEqual({ color: "#b91c1c" });
   });
 });

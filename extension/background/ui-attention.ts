@@ -6,12 +6,15 @@ import { livenessLine } from "../ui/liveness-words.ts";
 import type { LocalPrefs } from "../ui/ui-protocol.ts";
 import { UI_SUMMARY } from "../../shared/operations/ui.ts";
 import type { WorkerView } from "../../shared/operations/views.ts";
+import { badgeState, type BadgeState } from "./badge-state.ts";
 import type { ConnectionHealth } from "./native-connection.ts";
 
 export interface AttentionApi {
   action?: {
     setBadgeText(details: { text: string }): Promise<void> | void;
     setBadgeBackgroundColor(details: { color: string }): Promise<void> | void;
+    /** Missing in older browsers (Chrome before 110); without it the browser picks the text colour itself. */
+    setBadgeTextColor?(details: { color: string }): Promise<void> | void;
     setTitle(details: { title: string }): Promise<void> | void;
   };
   notifications?: {
@@ -34,8 +37,6 @@ export interface AttentionOptions {
   readonly announced: { get(): Promise<string[]>; set(keys: string[]): Promise<void> };
   readonly iconUrl: string;
 }
-
-const TITLE = "ChatGPT Orchestrator";
 
 /**
  * One key per episode: the worker, its liveness reason and when that began. A worker that needs a person for
@@ -83,7 +84,7 @@ export class Attention {
     try {
       const health = this.opts.health();
       if (health.status !== "connected") {
-        await this.badge("off", "#6b7280", `${TITLE}: host not connected (${health.status})`);
+        await this.badge(badgeState({ connected: false, status: health.status }));
         return;
       }
       const reply = await this.opts.request("ui_summary");
@@ -93,28 +94,23 @@ export class Attention {
         return;
       }
       const needsYou = parsed.data.workers.filter((w) => w.liveness?.needsYou === true);
-      const count = needsYou.length;
-      // The tooltip says why in words (the badge's number and colour alone would not).
-      const reasons = [...new Set(needsYou.map((w) => w.liveness?.text ?? ""))].join("; ");
-      await this.badge(
-        count ? String(count) : "",
-        "#b91c1c",
-        count
-          ? `${TITLE}: ${count} need${count === 1 ? "s" : ""} you (${reasons})`
-          : `${TITLE}: nothing needs you`,
-      );
+      const reasons = [...new Set(needsYou.map((w) => w.liveness?.text ?? ""))];
+      await this.badge(badgeState({ connected: true, needsYou: needsYou.length, reasons }));
       await this.announce(needsYou);
     } catch (e) {
       this.opts.log.warn(`attention: ${errorText(e)}`);
     }
   }
 
-  private async badge(text: string, color: string, title: string): Promise<void> {
+  private async badge(state: BadgeState): Promise<void> {
     const action = this.opts.api.action;
     if (!action) return;
-    await action.setBadgeText({ text });
-    await action.setBadgeBackgroundColor({ color });
-    await action.setTitle({ title });
+    await action.setBadgeText({ text: state.text });
+    await action.setBadgeBackgroundColor({ color: state.color });
+    // Set rather than left to each browser's own choice, so the text reads the same everywhere (white on both).
+    if (typeof action.setBadgeTextColor === "function")
+      await action.setBadgeTextColor({ color: state.textColor });
+    await action.setTitle({ title: state.title });
   }
 
   private async announce(workers: WorkerView[]): Promise<void> {

@@ -54,6 +54,8 @@ export interface UiHostLink {
   setMaxGenerating(limit: number): Promise<void>;
   /** Binds a conversation tab to the worker the host created for it ("Keep this conversation going"). */
   adoptTab(workerId: string, tabId: number, url: string): Promise<void>;
+  /** The title a tab's page shows for its conversation (the adopted worker's name), if any. */
+  conversationTitle(tabId: number): Promise<string | undefined>;
   /** Forgets a released worker's tab. */
   releaseTab(workerId: string): Promise<void>;
   /** This browser's tab settings (the options page): whether a closed worker tab is reopened. */

@@ -53,8 +53,8 @@ export class UiCalls {
   /**
    * "Keep this conversation going": the tab must show a chatgpt.com conversation no worker holds. For the popup it
    * is the active tab; for the overlay it is the tab its port came from (the browser's sender, never a tab id or
-   * URL the page could name). The host creates the worker (`conversation_adopt`, the tab's URL filled in here,
-   * never taken from the view); then the tab is bound to it.
+   * URL the page could name). The host creates the worker (`conversation_adopt`: the tab's URL, and the title its own
+   * page shows as the worker's name, filled in here, never taken from the view); then the tab is bound to it.
    */
   private async adopt(view: View, params: Record<string, unknown>): Promise<Reply> {
     const { tabs } = this.deps;
@@ -79,10 +79,13 @@ export class UiCalls {
       return refuse("CONFLICT", "This conversation is already kept going by a worker.");
     const objective = request.data.objective?.trim() || undefined;
     const runId = "runId" in request.data ? request.data.runId : undefined;
+    // The worker is named after the conversation's title, read by the tab's own page (never by the view).
+    const title = await this.deps.host.conversationTitle(tab.id);
     const reply = await this.deps.request(ADOPT_OP, {
       conversationUrl: url,
       ...(objective !== undefined ? { objective } : {}),
       ...(runId !== undefined ? { runId } : {}),
+      ...(title !== undefined ? { title } : {}),
     });
     const workerId = (reply.result as { worker?: { id?: unknown } } | undefined)?.worker?.id;
     if (!reply.ok || typeof workerId !== "string") return reply;

@@ -9,9 +9,8 @@ import type { ConnectionHealth, Timers } from "./native-connection.ts";
 import { Attention, type AttentionApi } from "./ui-attention.ts";
 import { UiBridge, type UiBridgeApi } from "./ui-bridge.ts";
 
-/** A plain 16×16 blue square (PNG): notifications need an icon and the extension ships none yet. */
-export const NOTIFICATION_ICON =
-  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGOQ9btBEmIY1TCqYfhqAAD880MQ0o5BrQAAAABJRU5ErkJggg==";
+/** The extension's own icon (manifests/extension/manifest.json `icons`): notifications need one. */
+const NOTIFICATION_ICON_PATH = "icons/icon-128.png";
 
 const PREFS_KEY = "ui.prefs";
 const ANNOUNCED_KEY = "ui.announced";
@@ -64,6 +63,7 @@ export function startUi(deps: {
       },
       setMaxGenerating: (limit) => executor?.setMaxGenerating(limit) ?? Promise.resolve(),
       adoptTab: (workerId, tabId, url) => executor!.adoptTab(workerId, tabId, url),
+      conversationTitle: (tabId) => executor?.conversationTitle(tabId) ?? Promise.resolve(undefined),
       releaseTab: (workerId) => executor?.releaseTab(workerId) ?? Promise.resolve(),
       tabSettings: async () => ({ reopenClosedTabs: (await executor?.reopenClosedTabs()) ?? true }),
       setTabSettings: (settings) =>
@@ -81,7 +81,7 @@ export function startUi(deps: {
       get: () => prefs.get(ANNOUNCED_KEY, [], isStringArray),
       set: (keys) => prefs.set(ANNOUNCED_KEY, keys),
     },
-    iconUrl: NOTIFICATION_ICON,
+    iconUrl: deps.api.runtime.getURL(NOTIFICATION_ICON_PATH),
   });
   return {
     onUiMessage: (m) => bridge.onHostMessage(m),

@@ -5,6 +5,7 @@ import { StateChip } from "../ui/components.tsx";
 import { attemptLine, clock, eventWords, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import { LivenessLine } from "../ui/liveness-view.tsx";
+import { ObjectiveLine } from "../ui/objective-line.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 import { CompletionNote } from "./completion-note.tsx";
 
@@ -27,6 +28,8 @@ export function WorkerDrillDown(props: {
       {detail.error ? <p role="alert">{detail.error.message}</p> : null}
       {d ? (
         <>
+          {/* The worker detail has room: the whole objective, never cut. */}
+          <ObjectiveLine worker={d.worker} max={Number.POSITIVE_INFINITY} />
           <p>
             <StateChip worker={d.worker} /> · {attemptLine(d.worker)}
             {d.worker.summary ? ` · ${d.worker.summary}` : ""}

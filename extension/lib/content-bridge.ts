@@ -25,6 +25,8 @@ export interface PageAdapter {
   current(): unknown;
   submit(request: AdapterSubmitRequest): Promise<unknown>;
   hasMarker(marker: string): boolean | Promise<boolean>;
+  /** The conversation's title (at most 80 characters), if the page names it; checked here, not trusted. */
+  conversationTitle?(): unknown;
 }
 
 /** The adapter submits a first message of a new chat like any other (`send`); `steer` is its own mode. */
@@ -148,7 +150,13 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     switch (m.type) {
       case "bg.ping": {
         const state = currentReport();
-        return { ok: true, url: opts.location.href.slice(0, 2_000), ...(state ? { state } : {}) };
+        const title = adapter.conversationTitle?.();
+        return {
+          ok: true,
+          url: opts.location.href.slice(0, 2_000),
+          ...(state ? { state } : {}),
+          ...(typeof title === "string" && title !== "" ? { title: title.slice(0, 80) } : {}),
+        };
       }
       case "bg.submit":
         return submitOnce(m);

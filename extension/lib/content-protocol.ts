@@ -78,7 +78,13 @@ export const backgroundMessageSchema = z.discriminatedUnion("type", [
 ]);
 
 export const pingReplySchema = z
-  .object({ ok: z.literal(true), url: text(2_000), state: stateReportSchema.optional() })
+  .object({
+    ok: z.literal(true),
+    url: text(2_000),
+    state: stateReportSchema.optional(),
+    /** The conversation's title as the page shows it: a name for an adopted worker, never transcript text. */
+    title: text(80).optional(),
+  })
   .strict();
 
 export const submitStatusReplySchema = z.discriminatedUnion("status", [

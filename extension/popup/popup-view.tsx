@@ -18,6 +18,7 @@ import { useLive } from "../ui/live.ts";
 import { LivenessLine } from "../ui/liveness-view.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 import { AdoptPanel, ReleaseButton } from "../ui/adopt-panel.tsx";
+import { ObjectiveLine } from "../ui/objective-line.tsx";
 import type { AutoResume } from "../../shared/operations/records.ts";
 import type { WorkerView } from "../../shared/operations/views.ts";
 
@@ -112,6 +113,7 @@ function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly Wo
                 <h3>{workerName(w)}</h3>
                 <StateChip worker={w} />
               </div>
+              <ObjectiveLine worker={w} />
               <p class="muted">
                 {w.path} · last progress {ago(w.lastProgressAt, props.now())}
               </p>
@@ -136,6 +138,7 @@ function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly Wo
               <h3>{workerName(tabWorker)}</h3>
               <StateChip worker={tabWorker} />
             </div>
+            <ObjectiveLine worker={tabWorker} />
             <p class="muted">{tabWorker.path}</p>
             <LivenessLine worker={tabWorker} now={props.now} remedyText={false} />
             <p>
@@ -168,10 +171,12 @@ function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly Wo
 /** What the switch means right now, in words (it reads On only while something continues by itself). */
 export function autoResumeWords(a: AutoResume): string {
   if (!a.enabled) return "Off: nothing continues by itself; what you ask for still goes.";
-  if (a.on)
+  if (a.on) {
+    if (a.automatic === 0) return "Every worker with Auto Resume on is paused.";
     return a.automatic === 1
       ? "1 worker continues by itself."
       : `${a.automatic} workers continue by themselves.`;
+  }
   return "No unfinished worker has Auto Resume on.";
 }
 

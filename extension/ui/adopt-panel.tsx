@@ -17,7 +17,7 @@ export function AdoptPanel(props: {
     <div class="card" data-testid="adopt">
       <p>
         Let the orchestrator continue this conversation on its own until the assistant says the work is
-        complete or needs you.
+        complete or needs you. The worker is named after the conversation's title.
       </p>
       <label for="adopt-objective">Objective (optional)</label>
       <input

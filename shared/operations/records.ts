@@ -70,7 +70,8 @@ export type Storage = z.infer<typeof storageSchema>;
 
 /**
  * The popup's global Auto Resume switch (docs/operator-guide.md, Controls): `enabled` is the switch itself, `on` is
- * what it shows (enabled and at least one unfinished worker continues by itself), `automatic` counts those workers.
+ * what it shows (enabled and at least one unfinished worker has Auto Resume on), `automatic` counts those of them
+ * that continue by themselves now (not paused).
  */
 export const autoResumeSchema = z.object({
   enabled: z.boolean(),

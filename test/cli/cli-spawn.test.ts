@@ -16,9 +16,12 @@ const HOST = "com.chatgpt_orchestrator.host";
 const home = mkdtempSync(path.join(tmpdir(), "orchestrator-spawn-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-/** The child sees only this HOME: no ORCHESTRATOR_HOME or XDG_DATA_HOME leak in from the test runner. */
+/**
+ * The child sees only this HOME: no ORCHESTRATOR_HOME or XDG_DATA_HOME leak in from the test runner. Port 0 keeps
+ * doctor's MCP check off the default port, which something else on the machine may hold.
+ */
 function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, ORCHESTRATOR_MCP_PORT: "0" };
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { env, cwd: home }, (error, stdout, stderr) => {
       resolve({
@@ -117,7 +120,8 @@ describe("npm start (the README's first command) without a terminal, as in CI", 
       expect(first.stdout).toContain(`built     ${path.join(home, "start-dist", target)}`);
     }
     expect(first.stdout).toMatch(/^created +launcher /m);
-    expect(first.stdout).toContain("Next:");
+    // The next steps (with or without a display) end with the doctor, as a command line that runs in a clone.
+    expect(first.stdout).toContain("`npx orchestrator doctor`");
     const second = await start();
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).not.toMatch(/^(built|created|updated) /m);

@@ -43,23 +43,36 @@ interface SummaryWorker {
 /**
  * The invariant at this instant: every active worker (ui_summary lists the unfinished ones of active runs) has a
  * liveness from the closed list, its state the one that reason belongs to, a due time when due, and worker_get says
- * the same reason. Returns the workers by id.
+ * the same state. The two reads are not one snapshot (a turn may start between them), so a disagreement is read
+ * again until they agree, within a few seconds; each read on its own must always be valid. Returns the workers by id.
  */
-export async function expectNamedLiveness(e2e: ChromiumE2E): Promise<Map<string, Liveness>> {
-  const { workers } = await tool<{ workers: SummaryWorker[] }>(e2e.mcp, "ui_summary", {});
-  const out = new Map<string, Liveness>();
-  for (const w of workers) {
-    if (w.status !== "active") continue;
-    const parsed = livenessSchema.safeParse(w.liveness);
-    expect(parsed.success, `${w.path}: liveness ${JSON.stringify(w.liveness)}`).toBe(true);
-    const l = parsed.data!;
-    expect(l.state, `${w.path}: the state of ${l.reason}`).toBe(LIVENESS_REASONS[l.reason].state);
-    if (l.state === "due") expect(l.until, `${w.path}: the due time of ${l.reason}`).toBeTypeOf("number");
-    const fromGet = livenessOf(await e2e.worker(w.id));
-    expect(fromGet?.state, `${w.path}: worker_get's state`).toBe(l.state);
-    out.set(w.id, l);
+export async function expectNamedLiveness(
+  e2e: ChromiumE2E,
+  agreeWithinMs = 5_000,
+): Promise<Map<string, Liveness>> {
+  const deadline = Date.now() + agreeWithinMs;
+  for (;;) {
+    const { workers } = await tool<{ workers: SummaryWorker[] }>(e2e.mcp, "ui_summary", {});
+    const out = new Map<string, Liveness>();
+    const disagreements: { path: string; summary: string; get: string | undefined }[] = [];
+    for (const w of workers) {
+      if (w.status !== "active") continue;
+      const parsed = livenessSchema.safeParse(w.liveness);
+      expect(parsed.success, `${w.path}: liveness ${JSON.stringify(w.liveness)}`).toBe(true);
+      const l = parsed.data!;
+      expect(l.state, `${w.path}: the state of ${l.reason}`).toBe(LIVENESS_REASONS[l.reason].state);
+      if (l.state === "due") expect(l.until, `${w.path}: the due time of ${l.reason}`).toBeTypeOf("number");
+      const fromGet = livenessOf(await e2e.worker(w.id));
+      if (fromGet?.state !== l.state)
+        disagreements.push({ path: w.path, summary: l.state, get: fromGet?.state });
+      out.set(w.id, l);
+    }
+    if (disagreements.length === 0) return out;
+    if (Date.now() > deadline) {
+      const d = disagreements[0]!;
+      expect(d.get, `${d.path}: worker_get's state`).toBe(d.summary);
+    }
   }
-  return out;
 }
 
 /**

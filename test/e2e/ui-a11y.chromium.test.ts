@@ -16,6 +16,7 @@ import {
   OPTIONS_URL,
   OverlayProbe,
   screenshot,
+  walkFourStates,
 } from "./ui-kit.ts";
 
 let e2e: ChromiumE2E;
@@ -95,6 +96,8 @@ describe("operator UI accessibility and screenshots in Chromium", { timeout: 180
           await expect
             .poll(() => popup.getByTestId("current-tab").getByTestId("state").getAttribute("data-state"))
             .toBe(popupState);
+        // The popup lists unfinished workers only: a completed one has left it.
+        else await expect.poll(() => popup.locator(`[data-worker-id="${workerId}"]`).count()).toBe(0);
         await expect.poll(() => row.getByTestId("state").getAttribute("data-state")).toBe(state);
         await overlay.waitBadge(state, (t) => t.includes(state));
         await waitFor(async () => (await overlay.find("overlay-drawer"))?.text.includes(state), "the drawer");
@@ -106,42 +109,7 @@ describe("operator UI accessibility and screenshots in Chromium", { timeout: 180
         await screenshot(tab, `overlay-${slug}`, false);
       };
 
-      await check("Working", "working", "Working");
-
-      first.resolve();
-      await e2e.waitWorker(
-        workerId,
-        "Needs you, turn ended",
-        (w) => w.worker.label === "Needs you" && w.worker.conversation.state === "idle",
-      );
-      await dashboard.getByTestId("needs-you-item").waitFor();
-      await check("Needs you", "needs-you", "Needs you");
-
-      await tool(e2e.mcp, "human_resolve", { workerId, answer: "SQLite" });
-      await e2e.waitWorker(
-        workerId,
-        "the answer's turn generating",
-        (w) => w.attempts.length === 2 && w.worker.conversation.state === "generating",
-      );
-      await tool(e2e.mcp, "worker_pause", { workerId });
-      second.resolve();
-      await e2e.waitWorker(
-        workerId,
-        "paused after the turn",
-        (w) => w.worker.label === "Paused" && w.worker.conversation.state === "idle",
-      );
-      await check("Paused", "paused", "Paused");
-
-      await tool(e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
-      const done = await e2e.waitWorker(
-        workerId,
-        "complete, last turn ended",
-        (w) => w.worker.label === "Complete" && w.worker.attempt?.state === "completed",
-      );
-      // The popup lists unfinished workers only: a completed one has left it.
-      await expect.poll(() => popup.locator(`[data-worker-id="${workerId}"]`).count()).toBe(0);
-      await check("Complete", "complete", null);
-      expect(reasons(done)).toEqual(["initial", "followup", "manual_resume"]);
+      await walkFourStates(e2e, workerId, { first, second, answer: "SQLite" }, dashboard, check);
     } finally {
       await overlay.close();
     }

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { CDPSession, Page } from "playwright-core";
 import { expect } from "vitest";
 import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
-import { ROOT, waitFor, type ChromiumE2E } from "./harness.ts";
+import { ROOT, tool, waitFor, type ChromiumE2E, type WorkerOut } from "./harness.ts";
 
 export const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}`;
 export const POPUP_URL = `${EXTENSION_BASE}/extension/popup/popup.html`;
@@ -248,4 +248,55 @@ export async function contentScriptWorlds(page: Page): Promise<string[]> {
   await cdp.send("Runtime.enable");
   await cdp.detach();
   return names;
+}
+
+/** The four states a worker is shown in for review: the label, a file-name slug, and the popup's label (null: gone). */
+export type ShownState = readonly [state: string, slug: string, popupState: string | null];
+
+/**
+ * Walks one worker through Working, Needs you, Paused and Complete and calls `at` in each. The assistant script must
+ * hold its first turn on `first` (then ask a question), its second on `second` (then report working), and complete
+ * on the third; `answer` answers the question, a Pause lands during the second turn, Continue now lifts it.
+ */
+export async function walkFourStates(
+  e2e: ChromiumE2E,
+  workerId: string,
+  gates: { first: { resolve(): void }; second: { resolve(): void }; answer: string },
+  dashboard: Page,
+  at: (...shown: ShownState) => Promise<void>,
+): Promise<WorkerOut> {
+  await at("Working", "working", "Working");
+  gates.first.resolve();
+  await e2e.waitWorker(
+    workerId,
+    "Needs you, turn ended",
+    (w) => w.worker.label === "Needs you" && w.worker.conversation.state === "idle",
+  );
+  await dashboard.getByTestId("needs-you-item").waitFor();
+  await at("Needs you", "needs-you", "Needs you");
+
+  await tool(e2e.mcp, "human_resolve", { workerId, answer: gates.answer });
+  await e2e.waitWorker(
+    workerId,
+    "the answer's turn generating",
+    (w) => w.attempts.length === 2 && w.worker.conversation.state === "generating",
+  );
+  await tool(e2e.mcp, "worker_pause", { workerId });
+  gates.second.resolve();
+  await e2e.waitWorker(
+    workerId,
+    "paused after the turn",
+    (w) => w.worker.label === "Paused" && w.worker.conversation.state === "idle",
+  );
+  await at("Paused", "paused", "Paused");
+
+  await tool(e2e.mcp, "worker_continue_now", { workerId, clearPause: true });
+  const done = await e2e.waitWorker(
+    workerId,
+    "complete, last turn ended",
+    (w) => w.worker.label === "Complete" && w.worker.attempt?.state === "completed",
+  );
+  await at("Complete", "complete", null);
+  expect(done.attempts.map((a) => a.reason)).toEqual(["initial", "followup", "manual_resume"]);
+  return done;
 }

@@ -1,6 +1,6 @@
 // The extension build (`vite build --mode chrome|firefox`): both targets build, reproducibly, with exactly the
-// permissions we allow, the Chrome key pins the id the native host manifests allow, and `web-ext lint` (offline)
-// finds no error in the Firefox build.
+// permissions we allow, the Chrome key pins the id the native host manifests allow, the icons are PNGs of the sizes
+// the manifest names, and `web-ext lint` (offline) finds no error in the Firefox build.
 import { execFile } from "node:child_process";
 import { createHash, createPublicKey } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -25,6 +25,16 @@ const ACCEPTED_LINT_WARNINGS = new Set([
   // Preact's renderer supports `dangerouslySetInnerHTML`; the views never use it (checked below).
   "UNSAFE_VAR_ASSIGNMENT",
 ]);
+
+/** The sizes the toolbar and the browser's pages need (docs/extension.md, "Icon and pinning"). */
+const ICON_SIZES = ["16", "32", "48", "128"];
+
+/** Width and height from a PNG's IHDR chunk, which the format puts first, right after the 8-byte signature. */
+function pngSize(bytes: Buffer): { width: number; height: number } {
+  expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+  expect(bytes.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
 
 const out = mkdtempSync(path.join(tmpdir(), "orchestrator-ext-build-"));
 
@@ -103,6 +113,30 @@ describe("extension build", () => {
       expect(m.host_permissions).toEqual(HOST_PERMISSIONS);
       expect(m).not.toHaveProperty("optional_permissions");
       expect(m).not.toHaveProperty("optional_host_permissions");
+    }
+  });
+
+  it("names a PNG icon of each size for the toolbar and the pages, each in the build at exactly that size", () => {
+    for (const target of ["chrome", "firefox"]) {
+      const m = manifest(target);
+      const sets = {
+        icons: m.icons as Record<string, string> | undefined,
+        default_icon: (m.action as { default_icon?: Record<string, string> }).default_icon,
+      };
+      for (const [key, icons] of Object.entries(sets)) {
+        expect(Object.keys(icons ?? {}).sort(), `${target} ${key}`).toEqual([...ICON_SIZES].sort());
+        for (const [size, file] of Object.entries(icons!)) {
+          const bytes = readFileSync(path.join(out, target, file));
+          expect(pngSize(bytes), `${target} ${file}`).toEqual({ width: Number(size), height: Number(size) });
+        }
+      }
+      // The extension pages' favicon is one of them, at a path the build has.
+      for (const page of ["popup/popup.html", "dashboard/dashboard.html", "options/options.html"]) {
+        const html = readFileSync(path.join(out, target, "extension", page), "utf8");
+        const href = /<link rel="icon"[^>]*href="\/([^"]+)"/.exec(html)?.[1];
+        expect(href, `${target} ${page}`).toBeDefined();
+        expect(Object.values(sets.icons!)).toContain(href);
+      }
     }
   });
 

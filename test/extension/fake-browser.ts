@@ -154,6 +154,8 @@ export class FakeAdapter {
   behaviour: SubmitBehaviour = (request, page) => Promise.resolve(page.accept(request));
   private onReport: ((report: unknown) => void) | undefined;
   state: StateReport | undefined;
+  /** The conversation's title as the page shows it (the adopted worker's name), if it shows one. */
+  title: string | undefined;
 
   constructor(readonly tab: FakeTab) {}
 
@@ -170,6 +172,7 @@ export class FakeAdapter {
         return this.behaviour(request, this);
       },
       hasMarker: (marker: string) => this.tab.conversation.some((t) => t.includes(marker)),
+      conversationTitle: () => this.title,
     };
   }
 

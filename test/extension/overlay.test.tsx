@@ -131,6 +131,9 @@ describe("overlay in each state", () => {
       expect(badgeOf().textContent).toContain(collapsedText(w));
       if (label === "Working") expect(badgeOf().textContent).toContain("Working · Attempt 3 · Auto Resume");
       if (label === "Resuming") expect(badgeOf().textContent).toContain("Continuing · Attempt 3");
+      // Held or ended: nothing resumes by itself now, whatever the policy says.
+      if (["Paused", "Stalled", "Complete", "Failed", "Stopped"].includes(label))
+        expect(badgeOf().textContent).not.toContain("Auto Resume");
       expect(badgeOf().getAttribute("aria-expanded")).toBe("false");
       await expectAccessible(root);
       badgeOf().click();

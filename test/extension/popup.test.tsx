@@ -3,7 +3,7 @@
 // Auto Resume across runs, calls it makes, live re-reads on `ui.changed`, axe-core, and a keyboard-only walkthrough.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { render } from "preact";
-import { Popup } from "../../extension/popup/popup-view.tsx";
+import { autoResumeWords, Popup } from "../../extension/popup/popup-view.tsx";
 import type { StateLabel } from "../../shared/operations/views.ts";
 import { livenessOf } from "../../shared/liveness.ts";
 import { clockShort } from "../../extension/ui/liveness-words.ts";
@@ -519,5 +519,17 @@ describe("popup while the host cannot save changes", () => {
     storage = { writable: true };
     bg.changed(2);
     await until(() => byTestId(root, "storage-banner").length === 0, "the banner to go");
+  });
+});
+
+describe("autoResumeWords", () => {
+  it("never says a paused worker continues by itself", () => {
+    expect(autoResumeWords({ enabled: true, on: true, automatic: 2 })).toBe(
+      "2 workers continue by themselves.",
+    );
+    expect(autoResumeWords({ enabled: true, on: true, automatic: 1 })).toBe("1 worker continues by itself.");
+    expect(autoResumeWords({ enabled: true, on: true, automatic: 0 })).toBe(
+      "Every worker with Auto Resume on is paused.",
+    );
   });
 });

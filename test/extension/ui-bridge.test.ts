@@ -481,6 +481,34 @@ describe("ui bridge: overlay ports", () => {
     expect(Object.keys(w.backend.state.workers)).toEqual([workerId]);
   });
 
+  it("names an adopted worker after the title its own page shows, else after the objective's first words", async () => {
+    const titled = w.browser.openTab(`https://chatgpt.com/c/${w.browser.nextConversationId()}`);
+    await waitFor(() => titled.adapter !== undefined, "the first tab's content script");
+    titled.adapter!.title = "Billing refactor";
+    titled.adapter!.report("idle");
+    const client = pageClient();
+    await waitFor(() => client.status.value?.connection === "connected", "connected");
+    const first = await client.callRaw("conversation_adopt", { objective: "finish the refactor" });
+    expect(first).toMatchObject({
+      ok: true,
+      value: {
+        worker: { name: "Billing refactor", objective: "finish the refactor", path: "/root" },
+        run: { name: "Billing refactor" },
+      },
+    });
+
+    const untitled = w.browser.openTab(`https://chatgpt.com/c/${w.browser.nextConversationId()}`);
+    await waitFor(() => untitled.adapter !== undefined, "the second tab's content script");
+    untitled.adapter!.report("idle");
+    const second = await client.callRaw("conversation_adopt", {
+      objective: "migrate the orders database to Postgres seventeen tonight",
+    });
+    expect(second).toMatchObject({
+      ok: true,
+      value: { worker: { name: "migrate the orders database to Postgres…" } },
+    });
+  });
+
   it("refuses to adopt a tab that is not a ChatGPT conversation", async () => {
     w.browser.openTab("https://chatgpt.com/");
     const client = pageClient();

@@ -78,6 +78,8 @@ interface Conversation {
   live: LiveTurn | null;
   workerId: string | null;
   runId: string | null;
+  /** The title the page shows (sidebar, tab title), named after the first message as ChatGPT names a new chat. */
+  title?: string;
 }
 
 export type Assistant = (turn: AssistantTurn) => Promise<void>;
@@ -481,6 +483,8 @@ export class FakeChatGPT {
     this.conversations.set(conversation.id, conversation);
     conversation.workerId ??= /workerId "([^"]+)"/.exec(body.text)?.[1] ?? null;
     conversation.runId ??= /runId "([^"]+)"/.exec(body.text)?.[1] ?? null;
+    // A person's chat is titled after its first message; one the orchestrator opened, "Orchestrated work".
+    if (isNew && !conversation.workerId) conversation.title = firstWords(body.text);
     const message: UserMessage = {
       conversationId: conversation.id,
       text: body.text,
@@ -534,7 +538,7 @@ export class FakeChatGPT {
         if (!turn.ended) turn.end({ type: "error", shape: "card", text: "Something went wrong." });
       }
       if (!turn.ended) turn.end({ type: "complete" });
-      if (isNew) turn.emit({ type: "title", title: "Orchestrated work" });
+      if (isNew) turn.emit({ type: "title", title: titleOf(conversation) });
     })();
     this.scripts.add(run);
     void run.finally(() => this.scripts.delete(run));
@@ -542,9 +546,7 @@ export class FakeChatGPT {
 
   /** The sidebar's chat list, newest first. */
   private chats(): { id: string; title: string }[] {
-    return [...this.conversations.values()]
-      .reverse()
-      .map((c) => ({ id: c.id, title: c.workerId ? "Orchestrated work" : "Another chat" }));
+    return [...this.conversations.values()].reverse().map((c) => ({ id: c.id, title: titleOf(c) }));
   }
 
   /** The notice a page loaded now shows. */
@@ -713,4 +715,19 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   for await (const c of req) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString("utf8");
   return text ? JSON.parse(text) : {};
+}
+
+/** The title a conversation shows: its own, else "Orchestrated work" or "Another chat" (seeded ones). */
+function titleOf(c: Conversation): string {
+  return c.title ?? (c.workerId ? "Orchestrated work" : "Another chat");
+}
+
+/** A title made from a first message: its first sentence, at most six words. */
+function firstWords(text: string): string {
+  const sentence = text.trim().split(/[.!?\n]/)[0] ?? "";
+  return sentence
+    .split(/\s+/)
+    .slice(0, 6)
+    .join(" ")
+    .replace(/[,;:]+$/, "");
 }

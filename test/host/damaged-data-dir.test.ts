@@ -202,7 +202,10 @@ describe("the host on a damaged data directory", () => {
     running.push(second);
     const { code } = await exitOf(second, "the second `orchestrator serve`");
     expect(code, second.out.stderr).toBe(1);
-    expect(second.out.stderr).toContain(`another process already owns ${home}; see \`orchestrator status\``);
+    // One line naming the data directory, the running backend's pid and the command that shows it.
+    expect(second.out.stderr).toContain(
+      `a backend already runs for ${home} (pid ${(JSON.parse(owner) as { pid: number }).pid}); see \`npx orchestrator status\``,
+    );
     expect(second.out.stdout).toBe("");
 
     // The first owner is undisturbed: still the recorded owner, still serving.

@@ -5,6 +5,7 @@ import { observePage } from "./observed-scan.ts";
 import { renderedText } from "./page-text.ts";
 import type { PageScan } from "./scan-types.ts";
 import { selectorTable } from "./selectors.ts";
+import { conversationTitle } from "./conversation-title.ts";
 import { selfTestOf } from "./self-test.ts";
 import { StateMachine } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
@@ -310,6 +311,8 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     },
 
     hasMarker,
+
+    conversationTitle: () => conversationTitle(win.document, win.location.href),
 
     selfTest() {
       const { scan } = tick();

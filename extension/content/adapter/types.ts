@@ -133,6 +133,8 @@ export interface ChatGptAdapter {
   /** Reconciliation: is there a user turn containing this marker? */
   hasMarker(marker: string): boolean;
   selfTest(): { layout: string; found: Record<string, boolean> };
+  /** The conversation's title as the page shows it (a short name, never transcript text), if it names one. */
+  conversationTitle(): string | undefined;
 }
 
 /** A window with its own constructors (events, observers): the content script's, or a test's jsdom window. */

@@ -7,8 +7,9 @@ import { Announcer, EventGuard, Root, StateChip, useGuarded, WorkerControls } fr
 import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
 import { useLive } from "../../ui/live.ts";
 import { LivenessLine } from "../../ui/liveness-view.tsx";
+import { ObjectiveLine } from "../../ui/objective-line.tsx";
 import type { UiClient } from "../../ui/ui-client.ts";
-import type { WorkerView } from "../../../shared/operations/views.ts";
+import type { StateLabel, WorkerView } from "../../../shared/operations/views.ts";
 
 export interface OverlayProps {
   readonly client: UiClient;
@@ -32,6 +33,14 @@ export function collapsedText(w: WorkerView): string {
 /** Auto Resume governs this worker: its policy says so and neither the global switch nor anything else holds it. */
 function autoResumes(w: WorkerView): boolean {
   return w.policy.mode === "auto" && w.liveness?.reason !== "auto_resume_off";
+}
+
+/** Labels under which nothing resumes now (held by a person or ended): the badge does not add "Auto Resume". */
+const NOT_RESUMING: ReadonlySet<StateLabel> = new Set(["Paused", "Stalled", "Complete", "Failed", "Stopped"]);
+
+/** The collapsed badge's suffix: "· Auto Resume" only while the worker would continue by itself. */
+export function badgeSuffix(w: WorkerView): string {
+  return autoResumes(w) && !NOT_RESUMING.has(w.label) ? " · Auto Resume" : "";
 }
 
 export function Overlay(props: OverlayProps): JSX.Element {
@@ -76,7 +85,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
             <>
               <span aria-hidden="true">{STATE_ICON[w.label]} </span>
               {collapsedText(w)}
-              {autoResumes(w) ? " · Auto Resume" : ""}
+              {badgeSuffix(w)}
             </>
           ) : connected ? (
             "Orchestrated"
@@ -102,6 +111,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
                   <h3>{workerName(w)}</h3>
                   <StateChip worker={w} />
                 </div>
+                <ObjectiveLine worker={w} />
                 <LivenessLine worker={w} now={props.now} />
                 <dl class="counts">
                   <dt>Attempt</dt>

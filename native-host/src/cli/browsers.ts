@@ -1,6 +1,7 @@
 // Where each browser looks for user-level native messaging host manifests, per platform.
 // Linux/macOS: a fixed directory under HOME. Windows: a registry key under HKCU naming the manifest file, which we keep
 // under %LOCALAPPDATA%. A Chromium started with a custom --user-data-dir reads <dir>/NativeMessagingHosts/ instead.
+import { accessSync, constants, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ExtensionFamily } from "../../../shared/extension-ids.ts";
@@ -139,4 +140,71 @@ export function resolveTargets(
   }
   const p = pathFor(pe.platform);
   return [profileManifestTarget(p.resolve(pe.cwd, profileDir), pe)];
+}
+
+/** Program names looked up on PATH (Linux and other Unixes). */
+const UNIX_PROGRAMS: Record<Browser, readonly string[]> = {
+  chrome: ["google-chrome", "google-chrome-stable", "google-chrome-beta", "google-chrome-unstable"],
+  chromium: ["chromium", "chromium-browser"],
+  firefox: ["firefox", "firefox-esr"],
+  librewolf: ["librewolf"],
+};
+
+const MAC_APPS: Record<Browser, string> = {
+  chrome: "Google Chrome.app",
+  chromium: "Chromium.app",
+  firefox: "Firefox.app",
+  librewolf: "LibreWolf.app",
+};
+
+/** Where each browser's installer puts its program, under %ProgramFiles%, %ProgramFiles(x86)% or %LOCALAPPDATA%. */
+const WINDOWS_PROGRAMS: Record<Browser, readonly string[]> = {
+  chrome: ["Google\\Chrome\\Application\\chrome.exe"],
+  chromium: ["Chromium\\Application\\chrome.exe"],
+  firefox: ["Mozilla Firefox\\firefox.exe"],
+  librewolf: ["LibreWolf\\librewolf.exe"],
+};
+
+/** Where `findBrowser` looks, in words, for a message saying it found nothing. */
+export function browserSearchPlaces(browser: Browser, platform: NodeJS.Platform): string {
+  if (platform === "win32")
+    return `${WINDOWS_PROGRAMS[browser].join(", ")} under Program Files and LOCALAPPDATA`;
+  if (platform === "darwin") return `${MAC_APPS[browser]} in /Applications and ~/Applications`;
+  return `${UNIX_PROGRAMS[browser].join(", ")} on PATH`;
+}
+
+/**
+ * The browser's program if it is installed where its installer puts it (Linux: on PATH), else undefined. Only a hint
+ * for doctor: a browser found must have a manifest, one not found needs none.
+ */
+export function findBrowser(browser: Browser, pe: PlatformEnv): string | undefined {
+  const p = pathFor(pe.platform);
+  let candidates: string[];
+  if (pe.platform === "win32") {
+    const roots = [pe.env.ProgramFiles, pe.env["ProgramFiles(x86)"], pe.env.LOCALAPPDATA].filter(
+      (r): r is string => r !== undefined && r !== "",
+    );
+    candidates = roots.flatMap((root) => WINDOWS_PROGRAMS[browser].map((exe) => p.join(root, exe)));
+  } else if (pe.platform === "darwin") {
+    candidates = ["/Applications", p.join(homeDir(pe), "Applications")].map((dir) =>
+      p.join(dir, MAC_APPS[browser]),
+    );
+  } else {
+    const dirs = (pe.env.PATH ?? "").split(":").filter((d) => p.isAbsolute(d));
+    candidates = dirs.flatMap((dir) => UNIX_PROGRAMS[browser].map((name) => p.join(dir, name)));
+  }
+  return candidates.find((file) => isProgram(file, pe.platform));
+}
+
+/** An app bundle (macOS) or an executable file. */
+function isProgram(file: string, platform: NodeJS.Platform): boolean {
+  try {
+    const stat = statSync(file);
+    if (platform === "darwin") return stat.isDirectory();
+    if (!stat.isFile()) return false;
+    if (platform !== "win32") accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false; // absent or not executable: not this candidate
+  }
 }

@@ -1,5 +1,6 @@
-// Entry of the packaged native host (`npm run package` bundles it into native-host/orchestrator.mjs): the same CLI,
-// with the bundle's own folder as the root (it holds manifests/ and node_modules/sql.js) and itself as the launcher.
+// Entry of the packaged native host (`npm run package` bundles it into native-host/orchestrator.mjs, the `bin` of the
+// npm tarball too): the same CLI, with the bundle's own folder as the root (it holds package.json, manifests/ and
+// node_modules/) and itself as what the launcher runs, so nothing of the repository is needed.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { processContext } from "./context.ts";

@@ -1,12 +1,16 @@
 // The sub-commands behind `orchestrator install|uninstall|connector|doctor`: option parsing and output.
 // Loaded on demand by main.ts, so `help` and the native host do not pay for what they do not use.
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { parseBrowsers } from "./browsers.ts";
 import { connectorInfo, formatConnector } from "./connector.ts";
 import type { CliContext } from "./context.ts";
-import { dataDirOf } from "./context.ts";
-import { doctor, formatChecks } from "./doctor.ts";
+import { commandLine, dataDirOf } from "./context.ts";
+import { directoryBytes, humanBytes, removeCommand } from "./data-dir-size.ts";
+import { runDoctorReport } from "./doctor.ts";
 import { install, resolveExtensionIds, uninstall } from "./install.ts";
+import { stopBackend } from "./stop-backend.ts";
 
 const TARGET_OPTIONS = {
   browser: { type: "string", multiple: true },
@@ -46,7 +50,7 @@ export async function runInstall(args: readonly string[], ctx: CliContext): Prom
     if (m.registry) ctx.out(`${m.registry.status.padEnd(9)} ${"".padEnd(width)} registry ${m.registry.key}`);
   }
   for (const warning of report.warnings) ctx.err(`warning: ${warning}`);
-  ctx.out("Next: load the extension, then check everything with `orchestrator doctor`.");
+  ctx.out(`Next: load the extension, then check everything with \`${commandLine(ctx, "doctor")}\`.`);
   return 0;
 }
 
@@ -57,6 +61,7 @@ export async function runUninstall(args: readonly string[], ctx: CliContext): Pr
       browser: TARGET_OPTIONS.browser,
       "profile-dir": TARGET_OPTIONS["profile-dir"],
       json: TARGET_OPTIONS.json,
+      yes: { type: "boolean" },
     },
     strict: true,
     allowPositionals: false,
@@ -65,16 +70,60 @@ export async function runUninstall(args: readonly string[], ctx: CliContext): Pr
     browsers: parseBrowsers(values.browser),
     profileDir: values["profile-dir"],
   });
+  // After the manifests are gone: a browser can no longer start a new backend once this one stops.
+  const dataDir = dataDirOf(ctx);
+  const backend = await stopBackend(dataDir, (pid) => confirmStop(pid, values.yes === true));
+  const bytes = directoryBytes(dataDir);
+  const kept = {
+    path: dataDir,
+    exists: existsSync(dataDir),
+    bytes,
+    removeWith: removeCommand(dataDir, ctx.platform),
+  };
   if (values.json === true) {
-    ctx.out(JSON.stringify(report, null, 2));
-    return 0;
+    ctx.out(JSON.stringify({ ...report, backend, dataDir: kept }, null, 2));
+    return backend.state === "still-running" ? 1 : 0;
   }
   const width = Math.max(...report.manifests.map((m) => m.label.length));
   for (const m of report.manifests) {
     ctx.out(`${m.status === "removed" ? "removed" : "absent "} ${m.label.padEnd(width)} ${m.file}`);
     if (m.registry) ctx.out(`${m.registry.status.padEnd(7)} ${"".padEnd(width)} registry ${m.registry.key}`);
   }
-  return 0;
+  switch (backend.state) {
+    case "stopped":
+      ctx.out(`stopped the backend (pid ${backend.pids.join(", ")})`);
+      break;
+    case "kept":
+      ctx.out(`left the backend running (pid ${backend.pid}); it stops when its browser closes`);
+      break;
+    case "still-running":
+      ctx.err(
+        `orchestrator uninstall: the backend (pid ${backend.pid}) did not stop; end that process yourself`,
+      );
+      break;
+    case "not-running":
+      break;
+  }
+  if (kept.exists) {
+    ctx.out(
+      `Kept the data directory ${dataDir} (${humanBytes(bytes)}): your runs, workers, logs and the MCP token. ` +
+        "Nothing in it was deleted.",
+    );
+    ctx.out(`To remove it too: ${kept.removeWith}`);
+  }
+  return backend.state === "still-running" ? 1 : 0;
+}
+
+/** In a terminal, asks first (Enter means yes); `--yes` or no terminal (a script) stops it without asking. */
+async function confirmStop(pid: number, yes: boolean): Promise<boolean> {
+  if (yes || !process.stdin.isTTY) return true;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = (await rl.question(`Stop the running backend (pid ${pid})? [Y/n] `)).trim().toLowerCase();
+    return answer === "" || answer === "y" || answer === "yes";
+  } finally {
+    rl.close();
+  }
 }
 
 export function runConnector(args: readonly string[], ctx: CliContext): Promise<number> {
@@ -90,11 +139,7 @@ export function runConnector(args: readonly string[], ctx: CliContext): Promise<
   return Promise.resolve(0);
 }
 
-export async function runDoctor(args: readonly string[], ctx: CliContext): Promise<number> {
+export function runDoctor(args: readonly string[], ctx: CliContext): Promise<number> {
   const options = parseTargetArgs(args);
-  const checks = await doctor(ctx, options);
-  const ok = !checks.some((c) => c.status === "FAIL");
-  if (options.json) ctx.out(JSON.stringify({ ok, dataDir: dataDirOf(ctx), checks }, null, 2));
-  else formatChecks(dataDirOf(ctx), checks).forEach((line) => ctx.out(line));
-  return ok ? 0 : 1;
+  return runDoctorReport(ctx, options, options.json);
 }

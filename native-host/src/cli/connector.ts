@@ -67,6 +67,9 @@ export interface ConnectorInfo {
   readonly warnings: readonly string[];
 }
 
+/** The one way to rotate the token (docs/cli.md, "orchestrator connector"); the warnings say it. */
+export const ROTATE_TOKEN_HINT = 'the extension\'s settings page, "MCP connection" → "Regenerate token"';
+
 export function connectorInfo(ctx: CliContext): ConnectorInfo {
   const dataDir = dataDirOf(ctx);
   let config = readConfig(dataDir);
@@ -86,8 +89,8 @@ export function connectorInfo(ctx: CliContext): ConnectorInfo {
   const local = `127.0.0.1:${port}`;
   const warnings = [
     "The token is the only guard: anyone who has it (or the /mcp/<token> URL) can call every tool. Keep it " +
-      `secret. To rotate it, stop the backend and put 64 new hex digits (\`openssl rand -hex 32\`) in "token" in ` +
-      `${config.file}.`,
+      `secret. To rotate it, open ${ROTATE_TOKEN_HINT}: the ` +
+      "running backend takes the new token at once (no restart); paste the new URL or header into your clients.",
     "Exposing the server through a tunnel makes it reachable from the internet, guarded by the token alone. Stop " +
       "the tunnel when you do not need it.",
     "ChatGPT asks you to confirm every call of a tool marked readOnlyHint: false (the state-changing ones).",

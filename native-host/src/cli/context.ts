@@ -3,6 +3,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { resolveDataDir } from "../store/data-dir.ts";
+import type { Browser } from "./browsers.ts";
 import { pathFor } from "./browsers.ts";
 
 export interface ExecResult {
@@ -41,6 +42,8 @@ export interface CliContext {
    * `orchestrator` when installed on PATH, `node /path/orchestrator.mjs` from an unpacked bundle.
    */
   readonly invocation?: string;
+  /** Where a browser's program is installed, if it is (default: findBrowser in browsers.ts); tests inject it. */
+  readonly findBrowser?: (browser: Browser) => string | undefined;
 }
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -1,10 +1,10 @@
-// `orchestrator doctor`'s checks of the running backend, from the files it keeps in the data directory: the owner
-// record (is it running), the MCP port (does it answer as ours), the last executor contact, and storage.
+// `orchestrator doctor`'s checks of the backend, from the files it keeps in the data directory: the owner record (is
+// it running), the executors (is a browser connected), and storage. The MCP port is doctor-mcp.ts's. A backend that
+// is not running is no fault: the browser starts it when the extension connects.
 import { existsSync, readFileSync, statfsSync } from "node:fs";
-import { request } from "node:http";
 import path from "node:path";
-import { effectivePort, readConfig } from "./connector.ts";
 import type { CliContext } from "./context.ts";
+import { commandLine } from "./context.ts";
 import type { Check } from "./doctor-check.ts";
 import { isPidAlive } from "./process-alive.ts";
 
@@ -23,7 +23,9 @@ const NO_SPACE_BYTES = 1024 * 1024;
 export function checkStorage(dataDir: string, ownerAlive: boolean): Check {
   const name = "storage";
   const fix = "free space on that disk (or fix it); the backend starts saving again by itself within 10 s";
-  if (!existsSync(dataDir)) return { name, status: "WARN", message: `skipped: ${dataDir} does not exist` };
+  if (!existsSync(dataDir)) {
+    return { name, status: "SKIP", message: `skipped: ${dataDir} does not exist (see the data-dir check)` };
+  }
   if (ownerAlive) {
     const storage = readStatus(dataDir)?.storage as { writable?: unknown; message?: unknown } | undefined;
     if (storage?.writable === false) {
@@ -77,24 +79,38 @@ function readOwner(dataDir: string): OwnerRecord | "missing" | "invalid" {
     : "invalid";
 }
 
-export function checkOwner(dataDir: string): { alive: boolean; check: Check } {
-  const name = "owner";
+/** The backend running for a data directory: its owner record names a live process. */
+export interface LiveOwner {
+  readonly pid: number;
+  readonly generation: number;
+  readonly startedAt: string;
+  /** The MCP port it reports in status.json, if any. */
+  readonly mcpPort: number | undefined;
+}
+
+export function liveOwner(dataDir: string): LiveOwner | undefined {
   const owner = readOwner(dataDir);
-  const startHint = "it starts when the extension connects, or run orchestrator serve";
-  if (owner === "missing") {
+  if (typeof owner === "string" || !isPidAlive(owner.pid)) return undefined;
+  const status = readStatus(dataDir);
+  // Only the live owner's own status.json says where it listens; an older one may be left from an earlier owner.
+  const url = status?.pid === owner.pid && typeof status.mcpUrl === "string" ? status.mcpUrl : undefined;
+  const port = Number(/^http:\/\/127\.0\.0\.1:(\d+)\//.exec(url ?? "")?.[1]);
+  return { ...owner, mcpPort: Number.isInteger(port) && port > 0 ? port : undefined };
+}
+
+export function checkOwner(ctx: CliContext, dataDir: string): { owner: LiveOwner | undefined; check: Check } {
+  const name = "owner";
+  const record = readOwner(dataDir);
+  const starts = `it starts when the browser's extension connects, or with ${commandLine(ctx, "serve")}`;
+  if (record === "missing") {
     return {
-      alive: false,
-      check: {
-        name,
-        status: "WARN",
-        message: "no backend has run with this data directory yet",
-        fix: startHint,
-      },
+      owner: undefined,
+      check: { name, status: "OK", message: `no backend has run with this data directory yet (${starts})` },
     };
   }
-  if (owner === "invalid") {
+  if (record === "invalid") {
     return {
-      alive: false,
+      owner: undefined,
       check: {
         name,
         status: "FAIL",
@@ -103,10 +119,10 @@ export function checkOwner(dataDir: string): { alive: boolean; check: Check } {
       },
     };
   }
-  const alive = isPidAlive(owner.pid);
+  const owner = liveOwner(dataDir);
   return {
-    alive,
-    check: alive
+    owner,
+    check: owner
       ? {
           name,
           status: "OK",
@@ -114,119 +130,17 @@ export function checkOwner(dataDir: string): { alive: boolean; check: Check } {
         }
       : {
           name,
-          status: "WARN",
-          message: `no backend running (last owner pid ${owner.pid}, generation ${owner.generation}, has exited)`,
-          fix: startHint,
+          status: "OK",
+          message: `no backend running (the last one, pid ${record.pid}, generation ${record.generation}, has exited; ${starts})`,
         },
   };
 }
 
-export type ProbeResult =
-  | { readonly kind: "status"; readonly status: number }
-  | { readonly kind: "refused" }
-  | { readonly kind: "timeout" }
-  | { readonly kind: "error"; readonly message: string };
-
-/** POST /mcp without a token: a healthy server answers 401. */
-export function probeMcp(port: number, timeoutMs: number): Promise<ProbeResult> {
-  return new Promise((resolve) => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/mcp",
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "content-length": Buffer.byteLength(body),
-        },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        res.resume();
-        resolve({ kind: "status", status: res.statusCode ?? 0 });
-      },
-    );
-    req.on("timeout", () => {
-      req.destroy();
-      resolve({ kind: "timeout" });
-    });
-    req.on("error", (e: NodeJS.ErrnoException) => {
-      resolve(e.code === "ECONNREFUSED" ? { kind: "refused" } : { kind: "error", message: e.message });
-    });
-    req.end(body);
-  });
-}
-
-export async function checkMcp(
-  ctx: CliContext,
-  dataDir: string,
-  backendAlive: boolean,
-  timeoutMs: number,
-): Promise<Check> {
-  const name = "mcp";
-  const config = readConfig(dataDir);
-  if (config.state !== "ok") {
-    return { name, status: "WARN", message: "skipped: no valid config.json, so no port to check" };
-  }
-  const port = effectivePort(config.port, ctx.env);
-  if (port === 0) {
-    return {
-      name,
-      status: backendAlive ? "FAIL" : "WARN",
-      message: "config.json has port 0: the backend has not written the port it picked",
-      fix: backendAlive ? "restart the backend" : "start the backend (orchestrator serve)",
-    };
-  }
-  const where = `http://127.0.0.1:${port}/mcp`;
-  const probe = await probeMcp(port, timeoutMs);
-  switch (probe.kind) {
-    case "status":
-      if (probe.status === 401)
-        return { name, status: "OK", message: `MCP server is up and requires the token (${where})` };
-      return {
-        name,
-        status: "FAIL",
-        message:
-          probe.status >= 200 && probe.status < 300
-            ? `${where} answered ${probe.status} without a token`
-            : `${where} answered HTTP ${probe.status}, not 401: another program may be using port ${port}`,
-        fix: `stop whatever listens on ${port}, or set another "port" in ${config.file} and restart the backend`,
-      };
-    case "refused":
-      return backendAlive
-        ? {
-            name,
-            status: "FAIL",
-            message: `the backend is running but nothing listens on ${where}`,
-            fix: "see the backend log in the data directory; restart the browser or orchestrator serve",
-          }
-        : {
-            name,
-            status: "WARN",
-            message: `nothing listens on ${where} (no backend running)`,
-            fix: "open the browser with the extension, or run orchestrator serve",
-          };
-    case "timeout":
-      return {
-        name,
-        status: "FAIL",
-        message: `${where} did not answer within ${timeoutMs} ms`,
-        fix: `check what listens on port ${port}`,
-      };
-    case "error":
-      return {
-        name,
-        status: "FAIL",
-        message: `${where}: ${probe.message}`,
-        fix: `check what listens on port ${port}`,
-      };
-  }
-}
-
-export function checkExecutor(dataDir: string, now: () => number): Check {
+/**
+ * Whether a browser extension (the executor) is connected. While the backend runs without one, tools that need a
+ * ChatGPT tab wait: a warning. While none runs, the last contact is history, and none yet is the normal first state.
+ */
+export function checkExecutor(dataDir: string, owner: LiveOwner | undefined, now: () => number): Check {
   const name = "executor";
   const file = path.join(dataDir, STATUS_FILE);
   const fix = "open Chrome/Chromium or Firefox with the ChatGPT Orchestrator extension enabled";
@@ -234,16 +148,42 @@ export function checkExecutor(dataDir: string, now: () => number): Check {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ENOENT"
-      ? { name, status: "WARN", message: "no executor has connected yet", fix }
-      : { name, status: "WARN", message: `${file} is unreadable (${(e as Error).message})` };
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      return { name, status: "WARN", message: `${file} is unreadable (${(e as Error).message})` };
+    }
+    raw = {};
   }
+  const status = (raw ?? {}) as { lastExecutorContactAt?: unknown; executors?: unknown };
   // Epoch milliseconds (what the host writes) or an ISO string; null until the first contact.
-  const at = (raw as { lastExecutorContactAt?: unknown } | null)?.lastExecutorContactAt;
+  const at = status.lastExecutorContactAt;
   const time = typeof at === "number" ? at : typeof at === "string" ? Date.parse(at) : NaN;
-  if (!Number.isFinite(time)) return { name, status: "WARN", message: "no executor has connected yet", fix };
-  const iso = new Date(time).toISOString();
-  return { name, status: "OK", message: `last executor contact ${iso} (${ago(now() - time)})` };
+  const last = Number.isFinite(time)
+    ? `last executor contact ${new Date(time).toISOString()} (${ago(now() - time)})`
+    : undefined;
+  if (owner === undefined) {
+    return last !== undefined
+      ? { name, status: "OK", message: last }
+      : {
+          name,
+          status: "SKIP",
+          message:
+            "no executor has connected yet: the extension connects when the browser starts the backend",
+        };
+  }
+  const connected = Array.isArray(status.executors) ? status.executors.length : 0;
+  if (connected > 0) {
+    return {
+      name,
+      status: "OK",
+      message: `${connected} executor(s) connected; ${last ?? "no contact time yet"}`,
+    };
+  }
+  return {
+    name,
+    status: "WARN",
+    message: `the backend runs but no browser extension is connected (${last ?? "none has connected yet"}): tools that need a ChatGPT tab wait`,
+    fix,
+  };
 }
 
 function ago(ms: number): string {

@@ -1,20 +1,27 @@
 // `orchestrator doctor`'s checks of the native host manifests: each browser's file, what it allows and runs, the
-// launcher it points to, and on Windows the registry key that names it.
+// launcher it points to, and on Windows the registry key that names it. A missing manifest matters only for a browser
+// that is installed.
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ManifestTarget } from "./browsers.ts";
-import { pathFor } from "./browsers.ts";
+import { browserSearchPlaces, findBrowser, pathFor } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
+import { commandLine } from "./context.ts";
 import type { Check, CheckStatus, DoctorOptions } from "./doctor-check.ts";
 import { checkManifestContent } from "./host-manifest.ts";
 import { readRegistryDefault } from "./install.ts";
 import { parseLauncher } from "./launcher.ts";
 
 /** The install command that fixes a manifest check (for one browser, or the profile directory given). */
-export function installCommand(profileDir: string | undefined, browser?: string, extra = ""): string {
+export function installCommand(
+  ctx: CliContext,
+  profileDir: string | undefined,
+  browser?: string,
+  extra = "",
+): string {
   const where =
     profileDir !== undefined ? ` --profile-dir ${profileDir}` : browser ? ` --browser ${browser}` : "";
-  return `orchestrator install${where}${extra}`;
+  return commandLine(ctx, `install${where}${extra}`);
 }
 
 export async function checkManifest(
@@ -27,21 +34,12 @@ export async function checkManifest(
   const strict = options.extensionIds.explicit.has(target.family);
   const idOption = strict ? ` --extension-id ${options.extensionIds[target.family]}` : "";
   const fix = installCommand(
+    ctx,
     options.profileDir,
     target.label === "profile" ? undefined : target.label,
     idOption,
   );
-  if (!existsSync(target.file)) {
-    return {
-      present: false,
-      check: {
-        name,
-        status: "WARN",
-        message: `not installed (${target.file})`,
-        fix: target.label === "profile" ? fix : `${fix}, if you use ${target.label}`,
-      },
-    };
-  }
+  if (!existsSync(target.file)) return { present: false, check: missingManifest(ctx, target, name, fix) };
   const p = pathFor(ctx.platform);
   const { manifest, problems } = checkManifestContent(
     readFileSync(target.file, "utf8"),
@@ -70,6 +68,31 @@ export async function checkManifest(
   return {
     present: true,
     check: status === "OK" ? { name, status, message } : { name, status, message, fix },
+  };
+}
+
+/**
+ * No manifest: a failure for a browser that is installed (it cannot start the host) or a profile directory asked for
+ * by name; nothing to do for a browser that is not installed.
+ */
+function missingManifest(ctx: CliContext, target: ManifestTarget, name: string, fix: string): Check {
+  if (target.label === "profile") {
+    return { name, status: "FAIL", message: `no native host manifest at ${target.file}`, fix };
+  }
+  const browser = target.label;
+  const program = (ctx.findBrowser ?? ((b) => findBrowser(b, ctx)))(browser);
+  if (program !== undefined) {
+    return {
+      name,
+      status: "FAIL",
+      message: `${browser} is installed (${program}) but has no native host manifest at ${target.file}, so it cannot start the host`,
+      fix,
+    };
+  }
+  return {
+    name,
+    status: "SKIP",
+    message: `${browser} is not installed (looked for ${browserSearchPlaces(browser, ctx.platform)}); if you use it anyway: ${fix}`,
   };
 }
 

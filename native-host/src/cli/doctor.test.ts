@@ -22,12 +22,24 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function doctorJson(...args: string[]): Promise<{ code: number; checks: Map<string, Check> }> {
-  const code = await cli.run("doctor", "--json", ...args);
-  const report = JSON.parse(cli.out.join("\n")) as { ok: boolean; checks: Check[] };
-  expect(report.ok).toBe(code === 0);
-  return { code, checks: new Map(report.checks.map((c) => [c.name, c])) };
+interface Report {
+  ok: boolean;
+  dataDir: string;
+  checks: Check[];
+  summary: { ok: number; warn: number; fail: number; skip: number };
 }
+
+async function doctorJson(
+  ...args: string[]
+): Promise<{ code: number; checks: Map<string, Check>; report: Report }> {
+  const code = await cli.run("doctor", "--json", ...args);
+  const report = JSON.parse(cli.out.join("\n")) as Report;
+  expect(report.ok).toBe(code === 0);
+  return { code, checks: new Map(report.checks.map((c) => [c.name, c])), report };
+}
+
+/** No browser is installed (the default of these tests: the context's PATH is empty). */
+const noBrowser = (): undefined => undefined;
 
 function chromeManifest(): string {
   return path.join(cli.home, ".config/google-chrome/NativeMessagingHosts", `${NATIVE_HOST_NAME}.json`);
@@ -64,27 +76,90 @@ async function freePort(): Promise<number> {
 }
 
 describe("orchestrator doctor", () => {
-  it("fails before install and names the fix", async () => {
-    cli = testCli();
+  it("fails before install and names the fix as the user runs this CLI", async () => {
+    cli = testCli({ findBrowser: noBrowser });
     const { code, checks } = await doctorJson();
     expect(code).toBe(1);
     expect(checks.get("data-dir")).toMatchObject({
       status: "FAIL",
-      fix: containing("orchestrator install"),
+      fix: containing("npx orchestrator install (creates it)"),
     });
-    expect(checks.get("manifests")).toMatchObject({ status: "FAIL", fix: "orchestrator install" });
+    expect(checks.get("manifests")).toMatchObject({ status: "FAIL", fix: "npx orchestrator install" });
     expect(checks.get("manifest:firefox")).toMatchObject({
-      status: "WARN",
-      message: matching(/not installed/),
+      status: "SKIP",
+      message: matching(/^firefox is not installed \(looked for firefox, firefox-esr on PATH\)/),
     });
-    expect(checks.get("executor")?.message).toBe("no executor has connected yet");
+    expect(checks.get("manifest:firefox")?.fix).toBeUndefined();
+    expect(checks.get("executor")).toMatchObject({
+      status: "SKIP",
+      message: containing("no executor has connected yet"),
+    });
+  });
+
+  it("names the install command of the packaged CLI in every fix", async () => {
+    cli = testCli({ findBrowser: (b) => (b === "chromium" ? "/usr/bin/chromium" : undefined) });
+    const packaged = testCli({
+      findBrowser: (b) => (b === "chromium" ? "/usr/bin/chromium" : undefined),
+      invocation: "node /opt/orchestrator.mjs",
+    });
+    try {
+      expect(await packaged.run("doctor", "--json")).toBe(1);
+      const report = JSON.parse(packaged.out.join("\n")) as Report;
+      const fixes = report.checks.flatMap((c) => (c.fix?.includes("install") ? [c.fix] : []));
+      expect(fixes.length).toBeGreaterThanOrEqual(3); // data-dir, manifest:chromium, manifests
+      for (const fix of fixes) expect(fix).toMatch(/^node \/opt\/orchestrator\.mjs install/);
+      expect(report.checks.find((c) => c.name === "manifest:chromium")?.fix).toBe(
+        "node /opt/orchestrator.mjs install --browser chromium",
+      );
+    } finally {
+      packaged.cleanup();
+    }
+  });
+
+  it("fails for an installed browser without a manifest and skips one that is not installed", async () => {
+    cli = testCli({ findBrowser: (b) => (b === "chromium" ? "/usr/bin/chromium" : undefined) });
+    await cli.run("install", "--browser", "firefox");
+    const first = await doctorJson();
+    let { code, checks } = first;
+    expect(checks.get("manifest:chromium")).toMatchObject({
+      status: "FAIL",
+      message: matching(
+        /^chromium is installed \(\/usr\/bin\/chromium\) but has no native host manifest at /,
+      ),
+      fix: "npx orchestrator install --browser chromium",
+    });
+    expect(checks.get("manifest:chrome")?.status).toBe("SKIP");
+    expect(checks.get("manifest:librewolf")?.status).toBe("SKIP");
+    expect(checks.get("manifest:firefox")?.status).toBe("OK");
+    expect(first.report.summary).toMatchObject({ warn: 0, fail: 1, skip: 4 }); // chrome, librewolf, config, executor
+    expect(code).toBe(1);
+
+    await cli.run("install", "--browser", "chromium");
+    ({ code, checks } = await doctorJson());
+    expect(checks.get("manifest:chromium")?.status).toBe("OK");
+    expect(code).toBe(0);
+
+    // The text form counts SKIP apart and does not call it a warning.
+    expect(await cli.run("doctor")).toBe(0);
+    expect(cli.out).toContainEqual(expect.stringMatching(/^SKIP +manifest:chrome +chrome is not installed/));
+    expect(cli.out.at(-1)).toBe("All checks passed (4 skipped: not applicable here).");
+  });
+
+  it("fails for a missing --profile-dir manifest: it was asked for by name", async () => {
+    cli = testCli({ findBrowser: noBrowser });
+    const { code, checks } = await doctorJson("--profile-dir", path.join(cli.home, "udd"));
+    expect(checks.get("manifest:profile")).toMatchObject({
+      status: "FAIL",
+      fix: `npx orchestrator install --profile-dir ${path.join(cli.home, "udd")}`,
+    });
+    expect(code).toBe(1);
   });
 
   it("is OK after install, for every manifest, with exit code 0", async () => {
     cli = testCli();
     await cli.run("install", "--extension-id", CHROME_ID);
-    writeConfig(await listen(401));
-    const { code, checks } = await doctorJson();
+    writeConfig(await freePort());
+    const { code, checks, report } = await doctorJson();
     expect(code).toBe(0);
     for (const name of [
       "node",
@@ -93,24 +168,44 @@ describe("orchestrator doctor", () => {
       "manifest:chrome",
       "manifest:chromium",
       "manifest:firefox",
+      "manifest:librewolf",
+      "owner",
+      "mcp",
+      "storage",
     ]) {
       expect(checks.get(name)?.status, name).toBe("OK");
     }
-    expect(checks.get("manifest:librewolf")?.status).toBe("OK");
-    expect(checks.get("mcp")).toMatchObject({
-      status: "OK",
-      message: containing("MCP server is up and requires the token"),
-    });
+    expect(checks.get("mcp")?.message).toMatch(/^port \d+ is free for the backend \(none is running/);
+    expect(checks.get("executor")?.status).toBe("SKIP");
     expect(checks.has("manifests")).toBe(false);
+    expect(report.summary).toEqual({ ok: 10, warn: 0, fail: 0, skip: 1 });
 
-    // The text form: one line per check, status first.
+    // The text form: one line per check, status first, and the verdict last.
     expect(await cli.run("doctor")).toBe(0);
     expect(cli.out).toContainEqual(
       expect.stringMatching(/^OK +manifest:chrome +\S+ allows chrome-extension:\/\//),
     );
-    expect(cli.out).toContainEqual(
-      expect.stringMatching(/^OK +mcp +MCP server is up and requires the token/),
-    );
+    expect(cli.out.at(-1)).toBe("All checks passed (1 skipped: not applicable here).");
+  });
+
+  it("prints the documented --json shape", async () => {
+    cli = testCli({ findBrowser: noBrowser });
+    await cli.run("install", "--browser", "firefox");
+    const { code, report } = await doctorJson();
+    expect(Object.keys(report).sort()).toEqual(["checks", "dataDir", "ok", "summary"]);
+    expect(report.dataDir).toBe(cli.dataDir);
+    for (const check of report.checks) {
+      expect(Object.keys(check).every((k) => ["name", "status", "message", "fix"].includes(k))).toBe(true);
+      expect(["OK", "SKIP", "WARN", "FAIL"]).toContain(check.status);
+    }
+    const count = (s: string) => report.checks.filter((c) => c.status === s).length;
+    expect(report.summary).toEqual({
+      ok: count("OK"),
+      warn: count("WARN"),
+      fail: count("FAIL"),
+      skip: count("SKIP"),
+    });
+    expect(code).toBe(0);
   });
 
   it("fails for a manifest whose path is missing, then is OK again after install", async () => {
@@ -122,7 +217,7 @@ describe("orchestrator doctor", () => {
     expect(checks.get("manifest:chrome")).toMatchObject({
       status: "FAIL",
       message: containing("does not exist"),
-      fix: "orchestrator install --browser chrome",
+      fix: "npx orchestrator install --browser chrome",
     });
     await cli.run("install", "--browser", "chrome", "--extension-id", CHROME_ID);
     ({ code, checks } = await doctorJson("--browser", "chrome"));
@@ -156,7 +251,7 @@ describe("orchestrator doctor", () => {
     editManifest(chromeManifest(), (m) => (m.allowed_origins = [`chrome-extension://${CHROME_ID}/`]));
     expect(await failure("--extension-id", "a".repeat(32))).toMatchObject({
       status: "FAIL",
-      fix: `orchestrator install --browser chrome --extension-id ${"a".repeat(32)}`,
+      fix: `npx orchestrator install --browser chrome --extension-id ${"a".repeat(32)}`,
     });
     expect((await failure())?.status).toBe("OK");
 
@@ -177,22 +272,27 @@ describe("orchestrator doctor", () => {
     expect(code).toBe(0);
   });
 
-  it("checks config.json: mode 0600 and valid content", async () => {
+  it("checks config.json: not there yet, mode 0600 and valid content", async () => {
     cli = testCli();
     await cli.run("install", "--browser", "firefox");
+    let { checks } = await doctorJson();
+    expect(checks.get("config")).toMatchObject({
+      status: "SKIP",
+      message: containing("does not exist yet: the backend creates it"),
+    });
     writeConfig(await freePort());
     const config = path.join(cli.dataDir, "config.json");
     chmodSync(config, 0o644);
-    let { checks } = await doctorJson();
+    ({ checks } = await doctorJson());
     expect(checks.get("config")).toMatchObject({ status: "FAIL", fix: `chmod 600 ${config}` });
     writeFileSync(config, JSON.stringify({ port: "x" }));
     chmodSync(config, 0o600);
     ({ checks } = await doctorJson());
     expect(checks.get("config")?.status).toBe("FAIL");
-    expect(checks.get("mcp")?.status).toBe("WARN");
+    expect(checks.get("mcp")?.status).toBe("SKIP");
   });
 
-  it("reports the owner and the MCP port from owner.json and config.json", async () => {
+  it("reports the owner from owner.json, and what holds the MCP port", async () => {
     cli = testCli();
     await cli.run("install", "--browser", "firefox");
     const port = await freePort();
@@ -205,13 +305,10 @@ describe("orchestrator doctor", () => {
     );
     let { code, checks } = await doctorJson();
     expect(checks.get("owner")).toMatchObject({
-      status: "WARN",
-      message: containing("no backend running"),
+      status: "OK",
+      message: containing(`no backend running (the last one, pid ${DEAD_PID}, generation 3, has exited`),
     });
-    expect(checks.get("mcp")).toMatchObject({
-      status: "WARN",
-      message: containing("nothing listens"),
-    });
+    expect(checks.get("mcp")).toMatchObject({ status: "OK", message: containing(`port ${port} is free`) });
     expect(code).toBe(0);
 
     // A live owner whose port does not answer is a failure.
@@ -224,16 +321,23 @@ describe("orchestrator doctor", () => {
       status: "OK",
       message: containing(`pid ${process.pid}`),
     });
-    expect(checks.get("mcp")?.status).toBe("FAIL");
+    expect(checks.get("mcp")).toMatchObject({ status: "FAIL", message: containing("nothing listens") });
     expect(code).toBe(1);
 
-    // Something answering without asking for the token is not our server (or a dangerous one).
-    writeConfig(await listen(200));
-    ({ checks } = await doctorJson());
-    expect(checks.get("mcp")).toMatchObject({
-      status: "FAIL",
-      message: containing("without a token"),
-    });
+    // Another program on the port, whatever it answers (even a 401 that is not our server's), is a failure.
+    for (const status of [200, 401, 404]) {
+      const other = await listen(status);
+      writeConfig(other);
+      ({ code, checks } = await doctorJson());
+      expect(checks.get("mcp")).toMatchObject({
+        status: "FAIL",
+        message: containing(`another program holds port ${other}`),
+        fix: containing(`set ORCHESTRATOR_MCP_PORT or "port" in ${path.join(cli.dataDir, "config.json")}`),
+      });
+      expect(code).toBe(1);
+      await new Promise((resolve) => server?.close(resolve));
+      server = undefined;
+    }
   });
 
   it("reports the last executor contact from status.json (epoch ms or ISO), or that none has connected", async () => {
@@ -254,8 +358,30 @@ describe("orchestrator doctor", () => {
     writeFileSync(status, JSON.stringify({ pid: 1, lastExecutorContactAt: null }));
     ({ checks } = await doctorJson());
     expect(checks.get("executor")).toMatchObject({
+      status: "SKIP",
+      message: containing("no executor has connected yet"),
+    });
+
+    // While a backend runs, no connected extension is worth a warning: tools that need a tab wait.
+    writeFileSync(
+      path.join(cli.dataDir, "owner.json"),
+      JSON.stringify({ pid: process.pid, generation: 1, startedAt: new Date().toISOString() }),
+    );
+    writeFileSync(status, JSON.stringify({ pid: process.pid, executors: [], lastExecutorContactAt: ms }));
+    ({ checks } = await doctorJson());
+    expect(checks.get("executor")).toMatchObject({
       status: "WARN",
-      message: "no executor has connected yet",
+      message: containing(`no browser extension is connected (last executor contact ${iso}`),
+      fix: containing("extension enabled"),
+    });
+    writeFileSync(
+      status,
+      JSON.stringify({ pid: process.pid, executors: ["chrome"], lastExecutorContactAt: ms }),
+    );
+    ({ checks } = await doctorJson());
+    expect(checks.get("executor")).toMatchObject({
+      status: "OK",
+      message: `1 executor(s) connected; last executor contact ${iso} (5 min ago)`,
     });
   });
 

@@ -1,46 +1,69 @@
-// `orchestrator doctor`: one line per check (OK / WARN / FAIL) with the fix. Exit code 1 if anything FAILs.
-// The checks of this machine's setup live here; doctor-manifests.ts checks the browsers' native host manifests and
-// doctor-backend.ts the running backend (owner, MCP port, executor contact, storage).
+// `orchestrator doctor`: one line per check (OK / SKIP / WARN / FAIL) with the fix, or `--json` for scripts; exit
+// code 1 if anything FAILs. The checks of this machine's setup live here; doctor-manifests.ts checks the browsers'
+// native host manifests, doctor-backend.ts the backend's files (owner, executor, storage), doctor-mcp.ts the MCP port.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { resolveTargets } from "./browsers.ts";
 import { readConfig } from "./connector.ts";
 import type { CliContext } from "./context.ts";
-import { dataDirOf } from "./context.ts";
-import { checkExecutor, checkMcp, checkOwner, checkStorage } from "./doctor-backend.ts";
-import type { Check, DoctorOptions } from "./doctor-check.ts";
+import { commandLine, dataDirOf } from "./context.ts";
+import type { LiveOwner } from "./doctor-backend.ts";
+import { checkExecutor, checkOwner, checkStorage } from "./doctor-backend.ts";
+import type { Check, DoctorOptions, DoctorReport } from "./doctor-check.ts";
+import { summarize } from "./doctor-check.ts";
 import { checkManifest, installCommand } from "./doctor-manifests.ts";
+import { checkMcp } from "./doctor-mcp.ts";
 
-export type { Check, CheckStatus, DoctorOptions } from "./doctor-check.ts";
+export type { Check, CheckStatus, DoctorOptions, DoctorReport, DoctorSummary } from "./doctor-check.ts";
 
 const MIN_NODE = [20, 19] as const;
 
+/** Runs every check and prints the report (text or JSON); the exit code is 1 when a check FAILs. */
+export async function runDoctorReport(
+  ctx: CliContext,
+  options: DoctorOptions,
+  json: boolean,
+): Promise<number> {
+  const checks = await doctor(ctx, options);
+  const summary = summarize(checks);
+  const dataDir = dataDirOf(ctx);
+  if (json) {
+    const report: DoctorReport = { ok: summary.fail === 0, dataDir, checks, summary };
+    ctx.out(JSON.stringify(report, null, 2));
+  } else {
+    formatChecks(dataDir, checks).forEach((line) => ctx.out(line));
+  }
+  return summary.fail === 0 ? 0 : 1;
+}
+
 export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<Check[]> {
   const dataDir = dataDirOf(ctx);
-  const checks: Check[] = [checkNode(ctx), checkDataDir(dataDir), checkConfig(ctx, dataDir)];
+  const owner = checkOwner(ctx, dataDir);
+  const checks: Check[] = [
+    checkNode(ctx),
+    checkDataDir(ctx, dataDir),
+    checkConfig(ctx, dataDir, owner.owner),
+  ];
 
   const targets = resolveTargets(options.browsers, options.profileDir, ctx);
-  const manifestChecks: Check[] = [];
   let present = 0;
   for (const target of targets) {
     const result = await checkManifest(ctx, target, options, dataDir);
     if (result.present) present++;
-    manifestChecks.push(result.check);
+    checks.push(result.check);
   }
-  checks.push(...manifestChecks);
   if (present === 0) {
     checks.push({
       name: "manifests",
       status: "FAIL",
       message: "no native host manifest is installed, so no browser can start the host",
-      fix: installCommand(options.profileDir),
+      fix: installCommand(ctx, options.profileDir),
     });
   }
 
-  const owner = checkOwner(dataDir);
   checks.push(owner.check);
-  checks.push(await checkMcp(ctx, dataDir, owner.alive, options.probeTimeoutMs ?? 2_000));
-  checks.push(checkExecutor(dataDir, options.now ?? Date.now));
-  checks.push(checkStorage(dataDir, owner.alive));
+  checks.push(await checkMcp(ctx, dataDir, owner.owner, options.probeTimeoutMs ?? 2_000));
+  checks.push(checkExecutor(dataDir, owner.owner, options.now ?? Date.now));
+  checks.push(checkStorage(dataDir, owner.owner !== undefined));
   return checks;
 }
 
@@ -49,12 +72,14 @@ export function formatChecks(dataDir: string, checks: readonly Check[]): string[
   const lines = checks.map(
     (c) => `${c.status.padEnd(4)} ${c.name.padEnd(width)}  ${c.message}${c.fix ? ` (fix: ${c.fix})` : ""}`,
   );
-  const fails = checks.filter((c) => c.status === "FAIL").length;
-  const warns = checks.filter((c) => c.status === "WARN").length;
+  const { fail, warn, skip } = summarize(checks);
+  const skipped = skip > 0 ? ` (${skip} skipped: not applicable here)` : "";
   return [
     `orchestrator doctor: data directory ${dataDir}`,
     ...lines,
-    fails === 0 && warns === 0 ? "All checks passed." : `${fails} FAIL, ${warns} WARN.`,
+    fail === 0 && warn === 0
+      ? `All checks passed${skipped}.`
+      : `${fail} FAIL, ${warn} WARN${skip > 0 ? `, ${skip} SKIP` : ""}.`,
   ];
 }
 
@@ -68,18 +93,18 @@ function checkNode(ctx: CliContext): Check {
         name: "node",
         status: "FAIL",
         message: `Node ${version} is older than ${MIN_NODE.join(".")}`,
-        fix: `install Node ${MIN_NODE.join(".")} or newer, then rerun orchestrator install`,
+        fix: `install Node ${MIN_NODE.join(".")} or newer, then rerun ${commandLine(ctx, "install")}`,
       };
 }
 
-function checkDataDir(dataDir: string): Check {
+function checkDataDir(ctx: CliContext, dataDir: string): Check {
   const name = "data-dir";
   if (!existsSync(dataDir)) {
     return {
       name,
       status: "FAIL",
       message: `${dataDir} does not exist`,
-      fix: "orchestrator install (creates it), or set ORCHESTRATOR_HOME to the directory you use",
+      fix: `${commandLine(ctx, "install")} (creates it), or set ORCHESTRATOR_HOME to the directory you use`,
     };
   }
   if (!statSync(dataDir).isDirectory()) {
@@ -103,17 +128,24 @@ function checkDataDir(dataDir: string): Check {
   return { name, status: "OK", message: `${dataDir} exists and is writable` };
 }
 
-function checkConfig(ctx: CliContext, dataDir: string): Check {
+function checkConfig(ctx: CliContext, dataDir: string, owner: LiveOwner | undefined): Check {
   const name = "config";
   const config = readConfig(dataDir);
   switch (config.state) {
     case "missing":
-      return {
-        name,
-        status: "WARN",
-        message: `${config.file} does not exist yet (the backend creates it on first start)`,
-        fix: "orchestrator connector (creates it with a new token)",
-      };
+      // Normal before the first start. While a backend runs, its token is nowhere an MCP client can read it.
+      return owner === undefined
+        ? {
+            name,
+            status: "SKIP",
+            message: `${config.file} does not exist yet: the backend creates it (MCP port and token) on its first start; ${commandLine(ctx, "connector")} creates it now`,
+          }
+        : {
+            name,
+            status: "FAIL",
+            message: `${config.file} is missing while the backend (pid ${owner.pid}) runs: MCP clients cannot read its token`,
+            fix: `restart the backend (restart the browser, or stop and rerun ${commandLine(ctx, "serve")}); it writes a new one`,
+          };
     case "invalid":
       return {
         name,

@@ -1,13 +1,12 @@
 // The process-running CLI commands: `native-host` (launched by the browser), `serve` and `status`.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { fileLogger } from "../host/file-logger.ts";
 import { ownerOptionsFromEnv } from "../host/host-entry.ts";
 import { runNativeHost, runServe } from "../host/native-host-command.ts";
-import { STATUS_FILE, type HostStatus } from "../host/status-file.ts";
 import { readOwnerInfo } from "../store/owner-lock.ts";
 import type { CliContext } from "./context.ts";
-import { isPidAlive } from "./process-alive.ts";
+import { commandLine } from "./context.ts";
+import { formatStatus, mcpErrorLine, readStatusReport } from "./status-report.ts";
 
 /**
  * The browser passes its caller as arguments (Chrome: the extension origin; Firefox: the manifest path and
@@ -27,16 +26,24 @@ export async function runNativeHostCommand(_args: readonly string[], ctx: CliCon
   }
 }
 
-export async function runServeCommand(_args: readonly string[], ctx: CliContext): Promise<number> {
+export async function runServeCommand(args: readonly string[], ctx: CliContext): Promise<number> {
+  parseArgs({ args: [...args], options: {}, strict: true, allowPositionals: false });
   const options = ownerOptionsFromEnv(ctx.env);
   return logFailure(options.dir, () =>
     runServe({
       ...options,
-      onReady: (url) => {
-        ctx.out(`ChatGPT Orchestrator backend running (pid ${process.pid}), data in ${options.dir}`);
-        ctx.out(
-          url ? `MCP: ${url} (see \`orchestrator connector\`)` : "MCP server not running (see logs/host.log)",
+      onLocked: () => {
+        const owner = readOwnerInfo(options.dir);
+        ctx.err(
+          `orchestrator serve: a backend already runs for ${options.dir}${owner ? ` (pid ${owner.pid})` : ""}; ` +
+            `see \`${commandLine(ctx, "status")}\``,
         );
+      },
+      onReady: ({ mcpUrl, mcpError }) => {
+        ctx.out(`ChatGPT Orchestrator backend running (pid ${process.pid}), data in ${options.dir}`);
+        if (mcpUrl) ctx.out(`MCP: ${mcpUrl} (see \`${commandLine(ctx, "connector")}\`)`);
+        else if (mcpError) ctx.err(`orchestrator serve: ${mcpErrorLine(mcpError, options.dir)}`);
+        else ctx.out("MCP server not running (see logs/host.log)");
         ctx.out("Press Ctrl+C to stop.");
       },
     }),
@@ -59,26 +66,14 @@ async function logFailure(dir: string, run: () => Promise<number>): Promise<numb
 }
 
 export function runStatusCommand(args: readonly string[], ctx: CliContext): Promise<number> {
-  const dir = ownerOptionsFromEnv(ctx.env, { warn: ctx.err, info: () => undefined }).dir;
-  const owner = readOwnerInfo(dir);
-  const alive = owner !== undefined && isPidAlive(owner.pid);
-  const statusPath = join(dir, STATUS_FILE);
-  const status = existsSync(statusPath)
-    ? (JSON.parse(readFileSync(statusPath, "utf8")) as HostStatus)
-    : undefined;
-  const report = {
-    dataDir: dir,
-    owner: alive ? { pid: owner.pid, generation: owner.generation } : null,
-    mcpUrl: alive ? (status?.mcpUrl ?? null) : null,
-    executors: alive ? (status?.executors ?? []) : [],
-    lastExecutorContactAt: status?.lastExecutorContactAt ?? null,
-  };
-  if (args.includes("--json")) ctx.out(JSON.stringify(report, null, 2));
-  else {
-    ctx.out(`Data directory: ${dir}`);
-    ctx.out(alive ? `Backend: running (pid ${owner.pid})` : "Backend: not running");
-    ctx.out(`MCP: ${report.mcpUrl ?? "-"}`);
-    ctx.out(`Executors connected: ${report.executors.length ? report.executors.join(", ") : "none"}`);
-  }
+  const { values } = parseArgs({
+    args: [...args],
+    options: { json: { type: "boolean" } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const report = readStatusReport(ctx);
+  if (values.json === true) ctx.out(JSON.stringify(report, null, 2));
+  else formatStatus(report, ctx).forEach((line) => ctx.out(line));
   return Promise.resolve(0);
 }

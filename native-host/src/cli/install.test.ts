@@ -15,6 +15,7 @@ import type { Browser } from "./browsers.ts";
 import { BROWSERS, userManifestTarget } from "./browsers.ts";
 import type { TestCli } from "./cli-test-kit.ts";
 import { testCli } from "./cli-test-kit.ts";
+import { directoryBytes, humanBytes } from "./data-dir-size.ts";
 import {
   classifyExtensionId,
   DEFAULT_CHROME_EXTENSION_ID,
@@ -180,6 +181,10 @@ describe("orchestrator uninstall", () => {
     expect(cli.out).toEqual([
       expect.stringMatching(/^removed chrome +\S+google-chrome\S+\.json$/),
       expect.stringMatching(/^removed firefox +\S+\.mozilla\S+\.json$/),
+      // No backend ran, so none is stopped; the data directory (the launcher's) stays, and the output says so.
+      `Kept the data directory ${cli.dataDir} (${humanBytes(directoryBytes(cli.dataDir))}): your runs, workers, ` +
+        "logs and the MCP token. Nothing in it was deleted.",
+      `To remove it too: rm -rf '${cli.dataDir}'`,
     ]);
     expect(existsSync(path.join(cli.home, LINUX_LOCATIONS.chrome, `${NATIVE_HOST_NAME}.json`))).toBe(false);
     expect(existsSync(path.join(cli.home, LINUX_LOCATIONS.chromium, `${NATIVE_HOST_NAME}.json`))).toBe(true);
@@ -189,7 +194,7 @@ describe("orchestrator uninstall", () => {
       expect(existsSync(path.join(cli.home, LINUX_LOCATIONS[b], `${NATIVE_HOST_NAME}.json`))).toBe(false);
     }
     expect(await cli.run("uninstall")).toBe(0);
-    expect(cli.out.every((l) => l.startsWith("absent"))).toBe(true);
+    expect(cli.out.filter((l) => l.startsWith("removed"))).toEqual([]);
   });
 
   it("removes the profile-dir manifest", async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestCli } from "./cli-test-kit.ts";
 import { testCli } from "./cli-test-kit.ts";
@@ -48,6 +49,19 @@ describe("orchestrator dispatch", () => {
     cli = testCli();
     expect(await cli.run("install", "--help")).toBe(0);
     expect(cli.out.join("\n")).toContain("--profile-dir DIR");
+  });
+
+  it("the packaged CLI lists only what works there: `start` is neither listed nor run", async () => {
+    cli = testCli({ packaged: true, invocation: "orchestrator" });
+    expect(await cli.run("help")).toBe(0);
+    const usage = cli.out.join("\n");
+    expect(usage).not.toMatch(/^ {2}start /m);
+    expect(usage).toMatch(/^ {2}install /m);
+    expect(await cli.run("start", "--no-build")).toBe(2);
+    expect(cli.out).toEqual([]);
+    expect(cli.err).toHaveLength(1);
+    expect(cli.err[0]).toMatch(/^orchestrator start: not in the packaged CLI .*`orchestrator install`/);
+    expect(existsSync(cli.dataDir)).toBe(false);
   });
 
   it("keeps `start` working", async () => {

@@ -2,14 +2,17 @@
 // JSON-RPC message to the running backend's HTTP endpoint (so there is still one backend and one database).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadHostConfig } from "../config/host-config.ts";
 import { STATUS_FILE, type HostStatus } from "../host/status-file.ts";
 import { resolveDataDir } from "../store/data-dir.ts";
 import type { CliContext } from "./context.ts";
+import { commandLine } from "./context.ts";
 
-export async function runMcpProxyCommand(_args: readonly string[], ctx: CliContext): Promise<number> {
+export async function runMcpProxyCommand(args: readonly string[], ctx: CliContext): Promise<number> {
+  parseArgs({ args: [...args], options: {}, strict: true, allowPositionals: false });
   const dir = resolveDataDir(ctx.env);
   const statusPath = join(dir, STATUS_FILE);
   const url = existsSync(statusPath)
@@ -17,7 +20,8 @@ export async function runMcpProxyCommand(_args: readonly string[], ctx: CliConte
     : null;
   if (!url) {
     ctx.err(
-      "orchestrator mcp: no backend is running; start it with `orchestrator serve` or open the browser extension",
+      `orchestrator mcp: no backend is running; start it with \`${commandLine(ctx, "serve")}\` or open the browser ` +
+        "with the extension",
     );
     return 1;
   }

@@ -8,6 +8,7 @@ import { isStoreError } from "../store/store-error.ts";
 import type { StoreLoss } from "../store/store-types.ts";
 import { UsageError } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
+import { commandLine } from "./context.ts";
 
 export async function runRepairCommand(args: readonly string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -72,7 +73,7 @@ export async function runRepairCommand(args: readonly string[], ctx: CliContext)
       : `transactions ${accepted.keptSeq + 1}..${accepted.acknowledgedSeq}`;
   ctx.out(
     `Opened ${dir} without ${missing}; every active run records this as a store.loss_accepted event. ` +
-      "Start the backend again (orchestrator serve, or open the browser).",
+      `Start the backend again (${commandLine(ctx, "serve")}, or open the browser).`,
   );
   return 0;
 }

@@ -34,18 +34,31 @@ function binDir(home: string, names: readonly string[]): string {
   return dir;
 }
 
-function setup(browsers: readonly string[], code = 0) {
+/** A `start` on Linux with these browsers on PATH; a display only when `display` names one (`DISPLAY`). */
+function setup(
+  browsers: readonly string[],
+  code = 0,
+  opts: { display?: string; platform?: NodeJS.Platform } = {},
+) {
   const builds: string[] = [];
   let outDir = "";
-  cli = testCli({ exec: (file, args) => fakeVite(outDir, builds, code)(file, args) });
+  cli = testCli({
+    exec: (file, args) => fakeVite(outDir, builds, code)(file, args),
+    invocation: "orch",
+    ...(opts.platform ? { platform: opts.platform } : {}),
+  });
   outDir = path.join(cli.home, "dist");
-  Object.assign(cli.ctx.env, { ORCHESTRATOR_EXT_OUT_DIR: outDir, PATH: binDir(cli.home, browsers) });
+  Object.assign(cli.ctx.env, {
+    ORCHESTRATOR_EXT_OUT_DIR: outDir,
+    PATH: binDir(cli.home, browsers),
+    ...(opts.display !== undefined ? { DISPLAY: opts.display } : {}),
+  });
   return { builds, outDir };
 }
 
 describe("orchestrator start", () => {
   it("builds both targets, registers the browsers it finds and says what to do next", async () => {
-    const { builds, outDir } = setup(["chromium", "firefox-esr"]);
+    const { builds, outDir } = setup(["chromium", "firefox-esr"], 0, { display: ":0" });
     expect(await cli.run("start")).toBe(0);
     const out = cli.out.join("\n");
     expect(builds).toEqual(["chrome", "firefox"]);
@@ -56,7 +69,38 @@ describe("orchestrator start", () => {
     expect(existsSync(path.join(cli.home, ".config/google-chrome"))).toBe(false);
     expect(out).toMatch(/created +chromium /);
     expect(out).toContain(`Load unpacked → ${path.join(outDir, "chrome")}`);
-    expect(out).toContain("npx orchestrator serve"); // not a terminal: the backend is not started here
+    expect(out).toContain("`orch serve`"); // not a terminal: the backend is not started here
+    expect(out).not.toContain("No display");
+  });
+
+  it("without a display says so and gives the headless path instead of the desktop steps", async () => {
+    const { outDir } = setup(["chromium"]);
+    expect(cli.ctx.env.DISPLAY ?? cli.ctx.env.WAYLAND_DISPLAY).toBeUndefined();
+    expect(await cli.run("start")).toBe(0);
+    const out = cli.out.join("\n");
+    expect(out).toContain("No display here (neither DISPLAY nor WAYLAND_DISPLAY is set)");
+    expect(out).toContain("signed in to chatgpt.com");
+    expect(out).toContain(
+      `xvfb-run -a chromium --load-extension=${path.join(outDir, "chrome")} https://chatgpt.com/`,
+    );
+    expect(out).toMatch(/VNC/);
+    expect(out).toMatch(/desktop machine.*`npm start`/);
+    expect(out).toContain("docs/getting-started.md#no-display");
+    expect(out).toContain("`orch connector`");
+    expect(out).toContain("`orch doctor`");
+    expect(out).not.toContain("Load unpacked");
+    expect(out).not.toContain("chrome://extensions");
+  });
+
+  it("a Wayland session is a display; macOS always has one", async () => {
+    setup(["chromium"]);
+    cli.ctx.env.WAYLAND_DISPLAY = "wayland-0";
+    expect(await cli.run("start", "--no-build")).toBe(0);
+    expect(cli.out.join("\n")).toContain("Load unpacked");
+    cli.cleanup();
+    setup([], 0, { platform: "darwin" });
+    expect(await cli.run("start", "--no-build")).toBe(0);
+    expect(cli.out.join("\n")).not.toContain("No display");
   });
 
   it("is idempotent: a second run rebuilds nothing and changes no manifest", async () => {

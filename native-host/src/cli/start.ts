@@ -1,6 +1,7 @@
 // `orchestrator start` (what `npm start` runs): builds both extension targets, registers the native host with the
 // browsers found on this machine, then starts the backend and, where a display exists, opens Chromium with the
-// extension loaded. Idempotent: a second run rebuilds nothing that is up to date and says what it changed.
+// extension loaded (without one it prints the headless path). Idempotent: a second run rebuilds nothing that is up to
+// date and says what it changed.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -19,7 +20,7 @@ import { readOwnerInfo } from "../store/owner-lock.ts";
 import type { Browser } from "./browsers.ts";
 import { BROWSERS, homeDir } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
-import { dataDirOf } from "./context.ts";
+import { commandLine, dataDirOf } from "./context.ts";
 import { isPidAlive } from "./process-alive.ts";
 import { install, resolveExtensionIds } from "./install.ts";
 
@@ -180,11 +181,34 @@ function nextSteps(ctx: CliContext, opened: boolean): string[] {
   }
   lines.push(
     `  ${opened ? 1 : 2}. Open a ChatGPT conversation and press "Keep this conversation going" in the toolbar popup,`,
-    "     or connect ChatGPT to the MCP server: `npx orchestrator connector` prints the connector URL.",
-    `  ${opened ? 2 : 3}. \`npx orchestrator doctor\` checks every link and says how to fix what is broken.`,
+    `     or connect ChatGPT to the MCP server: \`${commandLine(ctx, "connector")}\` prints the connector URL.`,
+    `  ${opened ? 2 : 3}. \`${commandLine(ctx, "doctor")}\` checks every link and says how to fix what is broken.`,
     "  Guide: docs/getting-started.md",
   );
   return lines;
+}
+
+/**
+ * Without a display there is no "Load unpacked" to click: the browser that keeps conversations going must still run
+ * on this machine (the backend talks to it over native messaging, which never crosses machines) and be signed in to
+ * chatgpt.com, so it runs under a virtual display, or the whole setup runs on a desktop instead.
+ */
+function headlessSteps(ctx: CliContext): string[] {
+  const extension = path.join(extensionOutDir(ctx), "chrome");
+  return [
+    "",
+    "No display here (neither DISPLAY nor WAYLAND_DISPLAY is set), so no browser was opened.",
+    "The browser must run on this machine, next to the backend, and be signed in to chatgpt.com. Either:",
+    "  a. Run Chromium here under a virtual display, with the built extension (the native host is registered above):",
+    `       xvfb-run -a chromium --load-extension=${extension} https://chatgpt.com/`,
+    "     (Debian: apt-get install -y chromium xvfb; as root add --no-sandbox). To sign in and watch it, reach the",
+    "     display remotely: a VNC server on it (e.g. x11vnc), or log in with `ssh -X` and run `npm start` again:",
+    "     with a forwarded display it opens Chromium itself.",
+    "  b. Or run the whole setup on a desktop machine: clone there and run `npm start`; it opens the browser.",
+    `  Then: "Keep this conversation going" in the toolbar popup, or \`${commandLine(ctx, "connector")}\` for MCP;`,
+    `  \`${commandLine(ctx, "doctor")}\` checks every link.`,
+    "  Guide: docs/getting-started.md#no-display",
+  ];
 }
 
 export async function runStart(args: readonly string[], ctx: CliContext): Promise<number> {
@@ -222,14 +246,15 @@ export async function runStart(args: readonly string[], ctx: CliContext): Promis
   const serve = values["no-serve"] !== true && interactive && running === undefined;
   if (running !== undefined) ctx.out(`Backend already running (pid ${running}); not starting another.`);
 
+  const steps = hasDisplay(ctx) ? nextSteps(ctx, openBrowser) : headlessSteps(ctx);
   if (!serve) {
     if (openBrowser) await openChromium(ctx, chromium);
-    nextSteps(ctx, openBrowser).forEach((l) => ctx.out(l));
+    steps.forEach((l) => ctx.out(l));
     if (running === undefined)
-      ctx.out("\nStart the backend with `npx orchestrator serve` (npm start does so in a terminal).");
+      ctx.out(`\nStart the backend with \`${commandLine(ctx, "serve")}\` (npm start does so in a terminal).`);
     return 0;
   }
-  nextSteps(ctx, openBrowser).forEach((l) => ctx.out(l));
+  steps.forEach((l) => ctx.out(l));
   ctx.out("");
   const { runServeCommand } = await import("./host-commands.ts");
   const serving = runServeCommand([], ctx);

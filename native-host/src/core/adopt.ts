@@ -1,11 +1,13 @@
 // Adopting an existing ChatGPT conversation (zero-setup mode): it becomes a worker of a new or chosen run with Auto
-// Resume on and the block as its completion signal; no new chat is opened, the first turn is sent into it.
+// Resume on and the block as its completion signal; no new chat is opened, the first turn is sent into it. It is
+// named after the conversation's title (adopted-name.ts), so two adopted workers never look alike.
 import { castDraft } from "immer";
 import {
   applyPolicyPatch,
   DEFAULT_CONTINUATION_POLICY,
   type PolicyPatch,
 } from "../../../shared/continuation-policy.ts";
+import { adoptedName, adoptedPath } from "./adopted-name.ts";
 import { type Ctx, type Rejection, reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
 import { addWake } from "./intents.ts";
@@ -51,15 +53,13 @@ export function activeWorkerOf(workers: Iterable<Worker>, id: string): Worker | 
   return undefined;
 }
 
-/** `/root` for a run without one, else the first free `/root/conversation-<n>`. */
-function pathFor(ctx: Ctx, runId: string): string {
-  const taken = new Set(
+/** The paths of a run's workers, ended ones included (a path is never given twice in a run). */
+function pathsOf(ctx: Ctx, runId: string): Set<string> {
+  return new Set(
     Object.values(ctx.base.workers)
       .filter((w) => w.runId === runId)
       .map((w) => w.path),
   );
-  if (!taken.has("/root")) return "/root";
-  for (let n = 1; ; n++) if (!taken.has(`/root/conversation-${n}`)) return `/root/conversation-${n}`;
 }
 
 export function adoptConversation(ctx: Ctx, input: Of<"worker.adopt">): Rejection | void {
@@ -95,13 +95,14 @@ export function adoptConversation(ctx: Ctx, input: Of<"worker.adopt">): Rejectio
   if (run.status !== "active") return reject("RUN_TERMINAL", `run ${run.id} is ${run.status}`);
   const merged = applyPolicyPatch(run.defaultPolicy, ADOPTED_POLICY);
   if (!merged.ok) return reject("INVALID_POLICY", merged.message);
-  const path = pathFor(ctx, run.id);
+  const name = adoptedName(input.title, input.objective, id);
+  const path = adoptedPath(pathsOf(ctx, run.id), name);
   const root = Object.values(ctx.base.workers).find((r) => r.runId === run.id && r.path === "/root");
   const w: Worker = {
     id: input.workerId,
     runId: run.id,
     path,
-    name: path === "/root" ? "conversation" : path.slice(path.lastIndexOf("/") + 1),
+    name,
     ...(path !== "/root" && root ? { parentId: root.id } : {}),
     objective: input.objective ?? ADOPTED_OBJECTIVE,
     acceptance: [],

@@ -46,6 +46,8 @@ export type Input =
       /** The existing conversation, `https://chatgpt.com/…/c/<id>`: no new chat is opened. */
       readonly conversationUrl: string;
       readonly objective?: string;
+      /** The conversation's title as the page shows it: the worker's name (a name, not transcript text). */
+      readonly title?: string;
       /** The executor whose tab shows the conversation (the UI request came from it): it holds the worker. */
       readonly executorId?: string;
     }

@@ -305,7 +305,7 @@ describe("adopting a conversation", () => {
     sim.start();
     expect(adopt(sim, "w-b", "run-1", false).error).toBeUndefined();
     expect(sim.worker("w-b")).toMatchObject({
-      path: "/root/conversation-1",
+      path: "/root/conversation-6a1f0c2e",
       parentId: "w-1",
       runId: "run-1",
     });

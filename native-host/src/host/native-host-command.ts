@@ -1,7 +1,7 @@
 // `orchestrator native-host` (what the browser launches) and `orchestrator serve` (no browser).
 import type { Readable, Writable } from "node:stream";
 import type { StoreLogger } from "../store/store-types.ts";
-import { type OwnerOptions, startOwner } from "./owner.ts";
+import { type OwnerHandle, type OwnerOptions, startOwner } from "./owner.ts";
 import { runRelay } from "./relay.ts";
 
 export interface HostRunOptions extends OwnerOptions {
@@ -39,7 +39,10 @@ export async function runNativeHost(opts: HostRunOptions): Promise<number> {
       return { kind: "owner-gone" as const, lastHello: replay };
     });
     if (end.kind === "input-ended") return 0;
-    replay = end.lastHello;
+    // A relay that lost its owner before its executor said anything (a second takeover, or an owner that was
+    // closing when it connected) has no newer hello: keep the one it replayed, or the next owner never learns which
+    // executor this is (status would list no browser while the popup shows Live).
+    replay = end.lastHello ?? replay;
   }
   opts.log.warn("gave up: the data directory kept changing owner");
   return 1;
@@ -47,14 +50,20 @@ export async function runNativeHost(opts: HostRunOptions): Promise<number> {
 
 /** Runs the backend in the foreground until SIGINT/SIGTERM. */
 export async function runServe(
-  opts: OwnerOptions & { log: StoreLogger; onReady?: (url: string | null) => void },
+  opts: OwnerOptions & {
+    log: StoreLogger;
+    onReady?: (owner: Pick<OwnerHandle, "mcpUrl" | "mcpError">) => void;
+    /** Called instead of a log line when another live process owns the data directory. */
+    onLocked?: () => void;
+  },
 ): Promise<number> {
   const owner = await startOwner(opts);
   if (owner === "locked") {
-    opts.log.warn(`another process already owns ${opts.dir}; see \`orchestrator status\``);
+    if (opts.onLocked) opts.onLocked();
+    else opts.log.warn(`another process already owns ${opts.dir}`);
     return 1;
   }
-  opts.onReady?.(owner.mcpUrl);
+  opts.onReady?.(owner);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

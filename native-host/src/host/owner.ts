@@ -11,7 +11,13 @@ import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
 import { type HostSettings, maskSecret } from "../../../shared/host-settings.ts";
 import { framedStream } from "./framed-stream.ts";
 import { authenticatePeer } from "./ipc-auth.ts";
-import { StatusFile } from "./status-file.ts";
+import { activitySummary } from "./status-activity.ts";
+import { type HostStatus, StatusFile } from "./status-file.ts";
+
+/** How often status.json's worker labels are recomputed: some change with time alone (Working → Resuming). */
+const ACTIVITY_REFRESH_MS = 5_000;
+/** How long a change waits for the rest of its burst before the summary is recomputed. */
+const ACTIVITY_COALESCE_MS = 200;
 
 export interface McpHandle {
   readonly url: string;
@@ -39,6 +45,8 @@ export interface OwnerHandle {
   readonly engine: Engine;
   readonly hub: ExecutorHub;
   readonly mcpUrl: string | null;
+  /** Why the MCP server did not start (its port is taken, say); null when it runs or was not asked for. */
+  readonly mcpError: HostStatus["mcpError"];
   /**
    * Serves one executor on a stream pair (the browser's stdio); resolves when it ends, with why. `relayed`: the
    * stream is an IPC socket, whose session may not read or rotate the MCP token.
@@ -72,13 +80,17 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
       pid: process.pid,
       startedAt: Date.now(),
       mcpUrl: null,
+      mcpError: null,
       executors: [],
       lastExecutorContactAt: null,
       storage: engine.storeHealth(),
+      runs: [],
+      workers: [],
     },
     opts.log,
   );
   engine.store.onHealth((health) => status.update({ storage: health }));
+  const clock = opts.now ?? Date.now;
   let mcp: McpHandle | undefined;
   const settings = (reveal: boolean): HostSettings => ({
     hostVersion: opts.hostVersion,
@@ -108,9 +120,50 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
         return settings(false);
       },
     },
-    onContact: () => status.update({ lastExecutorContactAt: Date.now(), executors: liveHub.executors }),
+    onContact: () => {
+      status.update({ lastExecutorContactAt: Date.now() });
+      executorsChanged();
+    },
   });
-  engine.attach(liveHub);
+  // A reader (`orchestrator status`, a takeover's new owner) must see the browsers that are here now, not a second
+  // later: a change of the executor set is written at once; the labels depend on it too (a browser connected).
+  const executorsChanged = () => {
+    const now = liveHub.executors;
+    if (now.join("\n") === status.status.executors.join("\n")) return;
+    status.update({ executors: now });
+    refreshActivity();
+    status.flush();
+  };
+  // Runs and workers in status.json: recomputed on every durable change and every few seconds, written only when the
+  // summary differs, so an idle backend does not rewrite the file.
+  let activityJson = "";
+  const refreshActivity = () => {
+    const activity = activitySummary(engine.state, clock(), liveHub.livenessEnv());
+    const json = JSON.stringify(activity);
+    if (json === activityJson) return;
+    activityJson = json;
+    status.update(activity);
+  };
+  refreshActivity();
+  const activityTimer = setInterval(refreshActivity, ACTIVITY_REFRESH_MS).unref();
+  // A burst of commits (a busy MCP client) costs one summary, not one per commit: the views are O(workers).
+  let activityPending: NodeJS.Timeout | undefined;
+  const activityChanged = () => {
+    activityPending ??= setTimeout(() => {
+      activityPending = undefined;
+      refreshActivity();
+    }, ACTIVITY_COALESCE_MS).unref();
+  };
+  engine.attach({
+    dispatch: (command) => liveHub.dispatch(command),
+    cancel: (workerId, commandId) => liveHub.cancel(workerId, commandId),
+    changed: (seq) => {
+      liveHub.changed(seq);
+      activityChanged();
+    },
+    storeHealth: (health) => liveHub.storeHealth(health),
+    livenessEnv: () => liveHub.livenessEnv(),
+  });
 
   const serveStream = (input: Readable, output: Writable, label: string, relayed = false) => {
     // Frames can only arrive after this synchronous setup, so the session always exists when they do.
@@ -120,7 +173,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     ref.session = session;
     const ended = stream.ended.then((why) => {
       session.close();
-      status.update({ executors: liveHub.executors });
+      executorsChanged();
       return why;
     });
     return { ended, inject: (raw: unknown) => void session.receive(raw) };
@@ -141,21 +194,31 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     });
   });
 
+  let mcpError: HostStatus["mcpError"] = null;
   try {
     mcp = opts.startMcp ? await opts.startMcp(engine) : undefined;
   } catch (e) {
     // The executor side still works without MCP (e.g. the port is taken): say so loudly, keep serving.
     opts.log.warn(`MCP server did not start: ${String(e)}`);
+    const error = e as NodeJS.ErrnoException & { port?: unknown };
+    mcpError = {
+      code: typeof error.code === "string" ? error.code : "MCP_UNAVAILABLE",
+      message: error instanceof Error ? error.message : String(e),
+      port: typeof error.port === "number" ? error.port : 0,
+    };
   }
-  status.update({ mcpUrl: mcp?.url ?? null });
+  status.update({ mcpUrl: mcp?.url ?? null, mcpError });
   status.flush();
 
   return {
     engine,
     hub: liveHub,
     mcpUrl: mcp?.url ?? null,
+    mcpError,
     serveStream,
     async close() {
+      clearInterval(activityTimer);
+      clearTimeout(activityPending);
       status.stop();
       for (const s of sockets) s.destroy();
       await mcp?.close();

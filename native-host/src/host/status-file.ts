@@ -2,6 +2,9 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StoreHealth, StoreLogger } from "../store/store-types.ts";
+import type { RunSummary, WorkerSummary } from "./status-activity.ts";
+
+export type { RunSummary, WorkerSummary } from "./status-activity.ts";
 
 export const STATUS_FILE = "status.json";
 
@@ -9,13 +12,22 @@ export interface HostStatus {
   pid: number;
   startedAt: number;
   mcpUrl: string | null;
+  /** Why the MCP server did not start (e.g. EADDRINUSE: its port is taken); null while it runs. */
+  mcpError: { code: string; message: string; port: number } | null;
+  /** The executors (browsers) connected now, rewritten as soon as the set changes. */
   executors: string[];
   lastExecutorContactAt: number | null;
   /** Whether the store can save changes (after a full disk: why, since when). */
   storage: StoreHealth;
+  /** Active runs and their workers in operator words (status-activity.ts); older hosts wrote neither. */
+  runs?: RunSummary[];
+  workers?: WorkerSummary[];
 }
 
-/** Rewrites the file at most once a second; it is informational, so a lost update only ages the contact time. */
+/**
+ * Rewrites the file at most once a second (`flush` writes at once, for changes a reader must see promptly); it is
+ * informational, so a lost update only ages the contact time.
+ */
 export class StatusFile {
   private timer: NodeJS.Timeout | undefined;
   /** The last write error logged, so a full disk is reported once, not every second. */

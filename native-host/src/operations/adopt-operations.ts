@@ -2,6 +2,7 @@
 // worker that keeps going on its continuation-state block, without any MCP connector. Release is worker_stop.
 import { CONVERSATION_ADOPT } from "../../../shared/operations/adopt.ts";
 import { activeWorkerOf, conversationId } from "../core/adopt.ts";
+import { adoptedName } from "../core/adopted-name.ts";
 import { ok, viewOf } from "./context.ts";
 import { applyInput, defineOperation } from "./registry.ts";
 import { runView, workerView } from "./views.ts";
@@ -32,8 +33,12 @@ export const conversationAdopt = defineOperation(CONVERSATION_ADOPT, (ctx, input
       workerId,
       runId,
       conversationUrl: input.conversationUrl,
-      ...(input.runId ? {} : { newRun: { name: input.runName ?? "Kept-going conversation" } }),
+      // A new run carries the worker's name too, so the dashboard's runs tell conversations apart.
+      ...(input.runId
+        ? {}
+        : { newRun: { name: input.runName ?? adoptedName(input.title, input.objective, id ?? "") } }),
       ...(input.objective ? { objective: input.objective } : {}),
+      ...(input.title ? { title: input.title } : {}),
       ...(ctx.executorId !== undefined ? { executorId: ctx.executorId } : {}),
     },
     () => ({

@@ -114,3 +114,20 @@ describe("ui_worker_detail", () => {
     expect(missing).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
   });
 });
+
+describe("ui_summary autoResume", () => {
+  it("keeps the switch On for a paused auto worker but does not count it as continuing by itself", async () => {
+    const { run } = (await call("run_create", { name: "billing", policy: { mode: "auto" } })) as {
+      run: { id: string };
+    };
+    await call("worker_spawn", { runId: run.id, path: "/root", objective: "lead" });
+    const db = (await call("worker_spawn", { runId: run.id, path: "/root/db", objective: "migrate" })) as {
+      worker: { id: string };
+    };
+    const before = (await call("ui_summary")) as { autoResume: { on: boolean; automatic: number } };
+    expect(before.autoResume).toEqual({ enabled: true, on: true, automatic: 2 });
+    await call("worker_pause", { workerId: db.worker.id });
+    const after = (await call("ui_summary")) as { autoResume: { on: boolean; automatic: number } };
+    expect(after.autoResume).toEqual({ enabled: true, on: true, automatic: 1 });
+  });
+});

@@ -63,14 +63,18 @@ export const uiWorkerDetail = defineOperation(UI_WORKER_DETAIL, (ctx, input) => 
  * worker (adopted ones included) continues by itself, so the popup never shows Off while anything auto-resumes.
  */
 export function autoResumeView(state: DomainState): AutoResume {
+  let autoPolicy = 0;
   let automatic = 0;
   for (const w of Object.values(state.workers)) {
     const run = state.runs[w.runId];
     if (!run || run.status !== "active" || w.status !== "active") continue;
-    if (governingPolicy(state, run, w).mode === "auto") automatic += 1;
+    if (governingPolicy(state, run, w).mode !== "auto") continue;
+    autoPolicy += 1;
+    // A paused worker keeps its Auto Resume policy (the switch stays On) but does not continue by itself now.
+    if (w.pause === undefined) automatic += 1;
   }
   const enabled = state.autoResumeOff !== true;
-  return { enabled, on: enabled && automatic > 0, automatic };
+  return { enabled, on: enabled && autoPolicy > 0, automatic };
 }
 
 export const autoResumeSet = defineOperation(AUTO_RESUME_SET, async (ctx, input) => {
