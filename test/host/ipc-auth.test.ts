@@ -190,4 +190,24 @@ describe("the owner's IPC socket", () => {
       expect(await state()).toBe(before);
     },
   );
+
+  it("logs a peer that connects and closes without a byte (a liveness probe) as info, not as a refusal", async () => {
+    const { home } = await ownerWithState();
+    await new Promise<void>((resolve, reject) => {
+      const probe = connect({ path: ipcAddress(home) });
+      probe.once("connect", () => {
+        probe.destroy();
+        resolve();
+      });
+      probe.once("error", reject);
+    });
+    const lines = () => readFileSync(join(home, "logs", "host.log"), "utf8").split("\n");
+    await waitFor(
+      () => lines().some((l) => l.includes("a peer connected and closed")),
+      "the probe's log line",
+    );
+    const line = lines().find((l) => l.includes("a peer connected and closed"))!;
+    expect(line).toContain(" INFO ");
+    expect(lines().filter((l) => l.includes("refused an unauthenticated IPC peer"))).toEqual([]);
+  });
 });

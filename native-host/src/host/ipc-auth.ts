@@ -33,7 +33,9 @@ export function readIpcSecret(dir: string): string {
 }
 
 type FirstFrame =
-  { readonly kind: "frame"; readonly value: unknown } | { readonly kind: "none"; readonly why: string };
+  | { readonly kind: "frame"; readonly value: unknown }
+  /** `empty`: the peer closed without sending a byte (a liveness probe such as `uninstall`'s, not an attempt). */
+  | { readonly kind: "none"; readonly why: string; readonly empty?: boolean };
 
 /**
  * Reads exactly one frame off `socket`, then pauses it and puts any bytes that followed back, so whoever reads next
@@ -74,7 +76,8 @@ export function readFirstFrame(socket: Socket, timeoutMs: number): Promise<First
       }
       finish({ kind: "frame", value }, buffer.subarray(4 + length));
     };
-    const onEnd = () => finish({ kind: "none", why: "it closed before its first frame" });
+    const onEnd = () =>
+      finish({ kind: "none", why: "it closed before its first frame", empty: buffer.length === 0 });
     const onError = (e: Error) => finish({ kind: "none", why: `socket error: ${e.message}` });
     const timer = setTimeout(
       () => finish({ kind: "none", why: `no frame within ${timeoutMs} ms` }),
@@ -115,7 +118,10 @@ export async function authenticatePeer(
       why = "wrong secret";
     }
   }
-  opts.log.warn(`${opts.label}: refused an unauthenticated IPC peer (${why})`);
+  // A peer that connected and closed without a byte only asked whether the owner answers: worth a line, not a warning.
+  if (first.kind === "none" && first.empty === true)
+    opts.log.info(`${opts.label}: a peer connected and closed (${why})`);
+  else opts.log.warn(`${opts.label}: refused an unauthenticated IPC peer (${why})`);
   const answer: IpcAnswer = {
     kind: "ipc.error",
     code: "IPC_UNAUTHENTICATED",
