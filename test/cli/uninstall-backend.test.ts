@@ -12,7 +12,7 @@ afterEach(() => cli.cleanup());
 describe("orchestrator uninstall", () => {
   it("stops the running backend, keeps the data directory and says how to remove it", async () => {
     cli = cliHome();
-    expect((await cli.run(["install", "--browser", "chromium"])).code).toBe(0);
+    expect((await cli.run(["install", "--browser", "chromium,firefox"])).code).toBe(0);
     const serve = cli.spawn(["serve"], { ORCHESTRATOR_MCP_PORT: "0" });
     const exited = exitOf(serve);
     try {
@@ -25,10 +25,18 @@ describe("orchestrator uninstall", () => {
         30_000,
         100,
       );
-      const result = await cli.run(["uninstall", "--browser", "chromium"]);
+      // Firefox still has the host registered after a Chromium-only uninstall: the backend may be its, so it stays.
+      const partial = await cli.run(["uninstall", "--browser", "chromium"]);
+      expect(partial.code, partial.stderr).toBe(0);
+      expect(partial.stdout).toContain(
+        `left the backend running (pid ${serve.pid}): firefox still has the native host`,
+      );
+      expect((await cli.run(["status", "--json"])).stdout).toContain(`"pid": ${serve.pid}`);
+
+      const result = await cli.run(["uninstall", "--browser", "firefox"]);
       expect(result.code, result.stderr).toBe(0);
       expect(await exited).toBe(0);
-      expect(result.stdout).toMatch(/^removed +chromium /m);
+      expect(result.stdout).toMatch(/^removed +firefox /m);
       expect(result.stdout).toContain(`stopped the backend (pid ${serve.pid})`);
       expect(result.stdout).toMatch(
         new RegExp(`^Kept the data directory ${cli.dataDir} \\(\\d+(\\.\\d)? (bytes|KiB|MiB)\\)`, "m"),

@@ -3,14 +3,14 @@
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { parseBrowsers } from "./browsers.ts";
+import { BROWSERS, parseBrowsers, userManifestTarget } from "./browsers.ts";
 import { connectorInfo, formatConnector } from "./connector.ts";
 import type { CliContext } from "./context.ts";
 import { commandLine, dataDirOf } from "./context.ts";
 import { directoryBytes, humanBytes, removeCommand } from "./data-dir-size.ts";
 import { runDoctorReport } from "./doctor.ts";
 import { install, resolveExtensionIds, uninstall } from "./install.ts";
-import { stopBackend } from "./stop-backend.ts";
+import { runningBackend, stopBackend, type StopOutcome } from "./stop-backend.ts";
 
 const TARGET_OPTIONS = {
   browser: { type: "string", multiple: true },
@@ -70,9 +70,15 @@ export async function runUninstall(args: readonly string[], ctx: CliContext): Pr
     browsers: parseBrowsers(values.browser),
     profileDir: values["profile-dir"],
   });
-  // After the manifests are gone: a browser can no longer start a new backend once this one stops.
+  // After the manifests are gone: a browser can no longer start a new backend once this one stops. While another
+  // browser still has the host registered (a partial uninstall), that browser may be using the backend: it stays.
   const dataDir = dataDirOf(ctx);
-  const backend = await stopBackend(dataDir, (pid) => confirmStop(pid, values.yes === true));
+  const stillRegistered = BROWSERS.filter((b) => existsSync(userManifestTarget(b, ctx).file));
+  const running = stillRegistered.length > 0 ? await runningBackend(dataDir) : undefined;
+  const backend: StopOutcome | { readonly state: "in-use"; readonly pid: number } =
+    running !== undefined
+      ? { state: "in-use", pid: running }
+      : await stopBackend(dataDir, (pid) => confirmStop(pid, values.yes === true));
   const bytes = directoryBytes(dataDir);
   const kept = {
     path: dataDir,
@@ -99,6 +105,13 @@ export async function runUninstall(args: readonly string[], ctx: CliContext): Pr
     case "still-running":
       ctx.err(
         `orchestrator uninstall: the backend (pid ${backend.pid}) did not stop; end that process yourself`,
+      );
+      break;
+    case "in-use":
+      ctx.out(
+        `left the backend running (pid ${backend.pid}): ${stillRegistered.join(", ")} still ` +
+          `${stillRegistered.length === 1 ? "has" : "have"} the native host registered; ` +
+          `\`${commandLine(ctx, "uninstall")}\` removes every browser's and stops it`,
       );
       break;
     case "not-running":
