@@ -4,10 +4,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { request } from "node:http";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_REALM, MCP_SERVER_NAME } from "../mcp/server-name.ts";
 
-/** What our MCP server calls itself in `initialize` (SERVER_INFO in mcp/tools.ts) and in its 401 refusals. */
-const SERVER_NAME = "chatgpt-orchestrator";
-const REALM = `realm="${SERVER_NAME}"`;
 /** The answers worth reading are small; anything longer is not ours. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -57,13 +55,13 @@ export async function probeMcp(
   if (sent.kind !== "answer") return sent;
   const { status, headers } = sent.answer;
   if (status === 401) {
-    return String(headers["www-authenticate"] ?? "").includes(REALM)
+    return String(headers["www-authenticate"] ?? "").includes(MCP_REALM)
       ? { kind: "refused" }
       : { kind: "other", detail: "HTTP 401 from a server that is not ChatGPT Orchestrator" };
   }
   if (status !== 200) return { kind: "other", detail: `HTTP ${status}` };
   const name = serverName(sent.answer);
-  if (name !== SERVER_NAME) {
+  if (name !== MCP_SERVER_NAME) {
     return {
       kind: "other",
       detail: name === undefined ? "HTTP 200 that is not an MCP answer" : `an MCP server named "${name}"`,

@@ -2,6 +2,7 @@
 // single headers → Host (DNS rebinding) → Origin (browsers) → route → token → body size.
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { MCP_REALM } from "./server-name.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -128,7 +129,7 @@ export class TokenCheck {
         presented.length === 0
           ? "Unauthorized: send Authorization: Bearer <token> or use the /mcp/<token> URL"
           : "Unauthorized: wrong token",
-      headers: { "WWW-Authenticate": 'Bearer realm="chatgpt-orchestrator"' },
+      headers: { "WWW-Authenticate": `Bearer ${MCP_REALM}` },
     };
   }
 }

@@ -16,13 +16,14 @@ import {
   type OperationsContext,
 } from "../operations/context.ts";
 import { invoke, type OperationDef } from "../operations/registry.ts";
+import { MCP_SERVER_NAME } from "./server-name.ts";
 
 export interface McpLogger {
   warn(msg: string): void;
   info(msg: string): void;
 }
 
-export const SERVER_INFO = { name: "chatgpt-orchestrator", version: "0.1.0" } as const;
+export const SERVER_INFO = { name: MCP_SERVER_NAME, version: "0.1.0" } as const;
 
 const INSTRUCTIONS =
   "Durable ChatGPT workers that keep going across turns. Create a run (run_create), spawn workers " +
