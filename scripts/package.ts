@@ -15,6 +15,8 @@ import { ENTRY_MTIME, packageSkill } from "./package-skill.ts";
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NAME = "chatgpt-orchestrator";
+/** Docs shipped with the host (docs/ beside the bundle); links among them keep working, others do not exist there. */
+const PACKAGED_DOCS = ["cli.md", "install.md", "troubleshooting.md"];
 
 export interface PackageResult {
   readonly version: string;
@@ -199,6 +201,8 @@ async function buildHost(dir: string, version: string): Promise<void> {
   await writeFile(path.join(dir, "README.txt"), hostReadme(version));
   // The package says MIT; the licence text travels with it (npm pack includes LICENSE by name).
   await cp(path.join(ROOT, "LICENSE"), path.join(dir, "LICENSE"));
+  // What the packaged CLI's --help and fixes point at: the command reference, installing, and doctor's fixes.
+  for (const doc of PACKAGED_DOCS) await cp(path.join(ROOT, "docs", doc), path.join(dir, "docs", doc));
 }
 
 /**

@@ -77,9 +77,10 @@ describe("npm run package", () => {
       "orchestrator doctor",
     ])
       expect(readme).toContain(command);
-    expect(Object.keys(entries(result.hostZip))).toContain(
-      `chatgpt-orchestrator-native-host-${version}/LICENSE`,
-    );
+    for (const file of ["LICENSE", "docs/cli.md", "docs/install.md", "docs/troubleshooting.md"])
+      expect(Object.keys(entries(result.hostZip))).toContain(
+        `chatgpt-orchestrator-native-host-${version}/${file}`,
+      );
     expect(Object.keys(entries(result.skillZip))).toContain("durable-continuation-output/SKILL.md");
     const sums = readFileSync(path.join(result.outDir, "SHA256SUMS"), "utf8").trim().split("\n");
     expect(sums).toHaveLength(5);

@@ -64,6 +64,16 @@ describe("orchestrator dispatch", () => {
     expect(existsSync(cli.dataDir)).toBe(false);
   });
 
+  it("points --help at the docs shipped beside the packaged bundle, and at docs/cli.md in a clone", async () => {
+    cli = testCli({ packaged: true, invocation: "orchestrator", projectRoot: "/opt/orchestrator" });
+    expect(await cli.run("doctor", "--help")).toBe(0);
+    expect(cli.out.join("\n")).toContain("See /opt/orchestrator/docs/cli.md.");
+    cli.cleanup();
+    cli = testCli();
+    expect(await cli.run("doctor", "--help")).toBe(0);
+    expect(cli.out.join("\n")).toContain("See docs/cli.md.");
+  });
+
   it("keeps `start` working", async () => {
     cli = testCli({}, { PATH: "" });
     expect(await cli.run("start", "--no-build")).toBe(0);

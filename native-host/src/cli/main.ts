@@ -102,8 +102,11 @@ ${offered(ctx)
 Environment: ORCHESTRATOR_HOME (data directory), ORCHESTRATOR_MCP_PORT (MCP port; 0 = any free port).`;
 }
 
-function commandUsage(command: Command): string {
-  return `Usage: ${command.usage}\n\n${command.summary}. See docs/cli.md.`;
+function commandUsage(command: Command, ctx: CliContext): string {
+  // The packaged CLI ships its docs beside the bundle; in a clone the path is relative to the checkout.
+  const doc =
+    ctx.packaged === true ? pathFor(ctx.platform).join(ctx.projectRoot, "docs", "cli.md") : "docs/cli.md";
+  return `Usage: ${command.usage}\n\n${command.summary}. See ${doc}.`;
 }
 
 /** The version of package.json beside the CLI (the project's, or the packaged host folder's). */
@@ -125,7 +128,7 @@ export async function main(argv: readonly string[], ctx: CliContext = processCon
   if (name === "help" || isHelp(name)) {
     const topic = rest[0];
     const command = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
-    ctx.out(command ? commandUsage(command) : usage(ctx));
+    ctx.out(command ? commandUsage(command, ctx) : usage(ctx));
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
@@ -146,7 +149,7 @@ export async function main(argv: readonly string[], ctx: CliContext = processCon
   }
   // Before anything runs: `--help` creates no data directory and starts no process.
   if (rest.some(isHelp)) {
-    ctx.out(commandUsage(command));
+    ctx.out(commandUsage(command, ctx));
     return 0;
   }
   try {
