@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../native-host/src/cli/cli-test-kit.ts";
 import { exited, spawnServe } from "../host/host-harness.ts";
 import { waitFor } from "../wait-for.ts";
 
@@ -72,14 +73,6 @@ async function doctorJson(
   expect(result.stderr).toBe("");
   const report = JSON.parse(result.stdout) as Report;
   return { code: result.code, report, check: (name) => report.checks.find((c) => c.name === name) };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 function writeConfig(dataDir: string, port: number, token = "cd".repeat(32)): void {

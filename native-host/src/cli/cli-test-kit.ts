@@ -1,5 +1,7 @@
 // Test support for the CLI: a context rooted in a temp HOME (never the real one) that records output.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CliContext, ExecFn } from "./context.ts";
@@ -48,4 +50,13 @@ export function testCli(overrides: Partial<CliContext> = {}, env: NodeJS.Process
     },
     cleanup: () => rmSync(home, { recursive: true, force: true }),
   };
+}
+
+/** A loopback port nothing listens on right now (bound, read, released). */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
 }

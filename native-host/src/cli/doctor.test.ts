@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestCli } from "./cli-test-kit.ts";
-import { testCli } from "./cli-test-kit.ts";
+import { freePort, testCli } from "./cli-test-kit.ts";
 import type { Check } from "./doctor.ts";
 import { DEFAULT_CHROME_EXTENSION_ID, NATIVE_HOST_NAME } from "../../../shared/extension-ids.ts";
 
@@ -65,14 +65,6 @@ async function listen(status: number): Promise<number> {
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   return (server?.address() as AddressInfo).port;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 describe("orchestrator doctor", () => {
