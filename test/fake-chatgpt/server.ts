@@ -26,6 +26,8 @@ export interface FakeOptions {
   hydrationRemountMs?: number | null;
   /** A new chat gets its /c/<uuid> this long after the send (the transient local-chatgpt: URL shows meanwhile). */
   acceptDelayMs?: [number, number];
+  /** An aria-live region whose text the page changes this often, as chatgpt.com's do while idle (null: never). */
+  liveRegionTickMs?: number | null;
 }
 
 export interface LogEntry {
@@ -151,6 +153,7 @@ export class FakeChatGPT {
       sendDisabledMs: [300, 500],
       hydrationRemountMs: 700,
       acceptDelayMs: [150, 600],
+      liveRegionTickMs: null,
       ...options,
     };
     const holder: { fake?: FakeChatGPT } = {};
@@ -427,6 +430,7 @@ export class FakeChatGPT {
       stopDelayMs: this.options.stopDelayMs,
       sendDisabledMs: this.options.sendDisabledMs,
       hydrationRemountMs: this.options.hydrationRemountMs,
+      liveRegionTickMs: this.options.liveRegionTickMs,
       rateLimitOnLoad: this.page.rateLimitOnLoad,
       limit: this.displayedLimit(),
       limitVersion: this.limitVersion,

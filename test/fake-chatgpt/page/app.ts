@@ -8,6 +8,7 @@ interface PageConfig {
   stopDelayMs: [number, number];
   sendDisabledMs: [number, number];
   hydrationRemountMs: number | null;
+  liveRegionTickMs: number | null;
   rateLimitOnLoad: boolean;
   /** The rate-limit or usage-cap notice shown now (`fake.showLimit`), and its change count. */
   limit: PageLimit | null;
@@ -927,6 +928,13 @@ if (config.rateLimitOnLoad) renderLimit(WAIT_A_FEW_MINUTES);
 if (config.limit) renderLimit(config.limit);
 renderSidebar(config.chats);
 window.setInterval(pollLimit, 300);
+if (config.liveRegionTickMs !== null) {
+  // The real site rewrites live regions while idle; an observer on the page sees these mutations.
+  const ticker = el("div", { "aria-live": "polite", class: "sr-only", id: "live-ticker" });
+  document.body.append(ticker);
+  let ticks = 0;
+  window.setInterval(() => (ticker.textContent = `Updated ${++ticks}`), config.liveRegionTickMs);
+}
 addEventListener("popstate", () => location.reload());
 document.addEventListener("visibilitychange", () =>
   report("visibility", { state: document.visibilityState }),

@@ -1,0 +1,227 @@
+// bench:idle: the idle footprint. Main-thread time of an idle fake chatgpt.com tab in headless Chromium without and
+// with the built extension (an unmanaged tab, then a worker's tab waiting for a person), and the host's CPU time and
+// wake-ups with one browser connected and no worker due. IDLE_BENCH_SECONDS, IDLE_BENCH_HOST_SECONDS. Last line: JSON.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { buildExtension, ChromiumE2E, CHROMIUM } from "../test/e2e/harness.ts";
+import { FakeChatGPT } from "../test/fake-chatgpt/server.ts";
+
+const PAGE_SECONDS = Number(process.env.IDLE_BENCH_SECONDS ?? 45);
+const HOST_SECONDS = Number(process.env.IDLE_BENCH_HOST_SECONDS ?? 60);
+/** chatgpt.com rewrites its live regions about this often while nothing happens. */
+const LIVE_REGION_TICK_MS = 3_500;
+const TARGET = { unmanagedTaskMsPerS: 0.3, managedIdleTaskMsPerS: 1, hostWakeupsPerS: 1 };
+
+interface PageCost {
+  scriptMsPerS: number;
+  taskMsPerS: number;
+}
+
+const round = (n: number, digits = 3) => Number(n.toFixed(digits));
+const hold = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+
+/** The page's ScriptDuration and TaskDuration over a fixed window, in ms per second (its own renderer's main thread). */
+async function measurePage(page: Page): Promise<PageCost> {
+  // Settled first: the ticker has changed the live region once more after the caller's own wait, so the load, the
+  // composer's remount and the content script's start are behind (a condition, not a sleep).
+  const tick = await page.locator("#live-ticker").textContent();
+  await page.waitForFunction((t) => document.getElementById("live-ticker")?.textContent !== t, tick, {
+    timeout: LIVE_REGION_TICK_MS * 3,
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const read = async () => {
+    const { metrics } = await cdp.send("Performance.getMetrics");
+    const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? Number.NaN;
+    return { script: get("ScriptDuration"), task: get("TaskDuration"), at: performance.now() };
+  };
+  const before = await read();
+  await hold(PAGE_SECONDS);
+  const after = await read();
+  await cdp.detach();
+  const seconds = (after.at - before.at) / 1_000;
+  // The metrics are in seconds: seconds × 1000 / window seconds = ms per second.
+  return {
+    scriptMsPerS: round(((after.script - before.script) * 1_000) / seconds),
+    taskMsPerS: round(((after.task - before.task) * 1_000) / seconds),
+  };
+}
+
+/** Opens a conversation in a fresh tab and waits for its transcript and the live-region ticker. */
+async function openConversation(context: BrowserContext, conversationId: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`https://chatgpt.com/c/${conversationId}`);
+  await page.waitForSelector("[data-message-author-role='assistant']");
+  await page.waitForSelector("#live-ticker");
+  return page;
+}
+
+/** A process's CPU time (all threads, ms) and context switches (per thread, summed over its threads and main alone). */
+function hostSample(pid: number, ticksPerS: number) {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1_000) / ticksPerS;
+  const switches = (file: string) => {
+    const text = readFileSync(file, "utf8");
+    const n = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+    return n("voluntary_ctxt_switches") + n("nonvoluntary_ctxt_switches");
+  };
+  let allThreads = 0;
+  // stat counts in clock ticks (10 ms); schedstat's run time (ns, per thread) resolves an idle host's few ms.
+  let schedNs = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    // A thread gone meanwhile would throw here; none exit while the host idles.
+    allThreads += switches(`/proc/${pid}/task/${tid}/status`);
+    schedNs += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+  }
+  const mainThread = switches(`/proc/${pid}/status`);
+  return { cpuMs, schedMs: schedNs / 1e6, mainThread, allThreads, at: performance.now() };
+}
+
+function ticksPerSecond(): number {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!;
+  const ext = await buildExtension("chrome");
+  const fake = await FakeChatGPT.start({ liveRegionTickMs: LIVE_REGION_TICK_MS });
+  const unmanagedId = fake.seedConversation();
+  // The same Chromium and switches as the harness's, with no extension and its own profile.
+  const plainProfile = mkdtempSync(path.join(tmpdir(), "orch-idle-plain-"));
+  const plain = await chromium.launchPersistentContext(plainProfile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
+      "--ignore-certificate-errors",
+    ],
+  });
+  const e2e = await ChromiumE2E.start(ext, { fake });
+  const measured: Record<string, { without: PageCost; with: PageCost }> = {};
+  try {
+    // One tab measured at a time; each is closed after its window.
+    const caseOf = async (name: string, conversationId: string, managedPage?: Page) => {
+      const bare = await openConversation(plain, conversationId);
+      const without = await measurePage(bare);
+      await bare.close();
+      const page = managedPage ?? (await openConversation(e2e.context, conversationId));
+      const withExt = await measurePage(page);
+      if (!managedPage) await page.close();
+      measured[name] = { without, with: withExt };
+    };
+    await caseOf("unmanaged", unmanagedId);
+
+    // A worker whose first turn asks a person, then ends: its tab stays bound and idle.
+    fake.setAssistant(async (turn) => {
+      await turn.say("I need a decision first.");
+      await turn.tool("worker_await_human", {
+        workerId: turn.workerId,
+        reason: "choice",
+        question: "Postgres or SQLite?",
+      });
+      await turn.say("\n\nstatus: blocked\nsummary: waiting for a choice\ncurrent: -\nnext: -");
+    });
+    const runId = await e2e.createRun({
+      mode: "auto",
+      idleGraceMs: 3_000,
+      activeKeepaliveMinMs: 600_000,
+      activeKeepaliveMaxMs: 600_000,
+    });
+    const workerId = await e2e.spawn(runId, "/root");
+    await e2e.waitWorker(
+      workerId,
+      "Needs you, turn ended",
+      (w) => w.worker.label === "Needs you" && w.worker.conversation.state === "idle",
+    );
+    await fake.settled();
+    const conversationId = await e2e.conversationOf(workerId);
+    await caseOf("managedIdle", conversationId, await e2e.pageFor(conversationId));
+
+    // The host with this browser connected, the worker's tab open, and nothing due.
+    const pid = e2e.hostPid();
+    if (pid === undefined) throw new Error("no host pid in status.json");
+    const ticks = ticksPerSecond();
+    const h0 = hostSample(pid, ticks);
+    await hold(HOST_SECONDS);
+    const h1 = hostSample(pid, ticks);
+    const hostSeconds = (h1.at - h0.at) / 1_000;
+    const host = {
+      pid,
+      cpuMs: round(h1.cpuMs - h0.cpuMs, 1),
+      cpuMsPerS: round((h1.cpuMs - h0.cpuMs) / hostSeconds),
+      schedCpuMsPerS: round((h1.schedMs - h0.schedMs) / hostSeconds),
+      wakeupsPerS: round((h1.allThreads - h0.allThreads) / hostSeconds),
+      mainThreadWakeupsPerS: round((h1.mainThread - h0.mainThread) / hostSeconds),
+      seconds: round(hostSeconds, 1),
+    };
+    const extra = (name: string) => {
+      const m = measured[name]!;
+      return {
+        extraTaskMsPerS: round(m.with.taskMsPerS - m.without.taskMsPerS),
+        extraScriptMsPerS: round(m.with.scriptMsPerS - m.without.scriptMsPerS),
+        without: m.without,
+        with: m.with,
+      };
+    };
+    const result = {
+      bench: "idle",
+      unmanaged: extra("unmanaged"),
+      managedIdle: extra("managedIdle"),
+      host,
+      seconds: PAGE_SECONDS,
+      hostSeconds: HOST_SECONDS,
+      liveRegionTickMs: LIVE_REGION_TICK_MS,
+      loadAvg1m: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },
+      targets: TARGET,
+    };
+
+    const num = (n: number) => n.toFixed(3).padStart(9);
+    console.log(
+      `idle tab, ${PAGE_SECONDS} s per window, live regions every ${LIVE_REGION_TICK_MS} ms (ms per s)`,
+    );
+    console.log(
+      `${"case".padEnd(12)} ${"script w/o".padStart(10)} ${"script w/".padStart(9)} ${"extra".padStart(9)}` +
+        ` ${"task w/o".padStart(9)} ${"task w/".padStart(9)} ${"extra".padStart(9)}  target (extra task)`,
+    );
+    for (const [name, limit] of [
+      ["unmanaged", TARGET.unmanagedTaskMsPerS],
+      ["managedIdle", TARGET.managedIdleTaskMsPerS],
+    ] as const) {
+      const r = result[name];
+      console.log(
+        `${name.padEnd(12)} ${num(r.without.scriptMsPerS).padStart(10)} ${num(r.with.scriptMsPerS)} ${num(r.extraScriptMsPerS)}` +
+          ` ${num(r.without.taskMsPerS)} ${num(r.with.taskMsPerS)} ${num(r.extraTaskMsPerS)}  ≤ ${limit}: ${r.extraTaskMsPerS <= limit ? "met" : "NOT met"}`,
+      );
+    }
+    console.log(
+      `host (pid ${pid}), ${host.seconds} s idle, one browser: CPU ${host.cpuMs} ms (${host.cpuMsPerS} ms/s;` +
+        ` ${host.schedCpuMsPerS} ms/s by schedstat); ` +
+        `wake-ups ${host.wakeupsPerS}/s all threads, ${host.mainThreadWakeupsPerS}/s main thread` +
+        ` (target ≤ ${TARGET.hostWakeupsPerS}/s: ${host.wakeupsPerS <= TARGET.hostWakeupsPerS ? "met" : "NOT met"})`,
+    );
+    console.log(`load average (1 min): ${result.loadAvg1m.before} before, ${result.loadAvg1m.after} after`);
+    console.log(JSON.stringify(result));
+  } finally {
+    await plain.close().catch(() => undefined);
+    rmSync(plainProfile, { recursive: true, force: true });
+    await e2e.close();
+    await fake.close();
+  }
+}
+
+await main();
