@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { build, type Rolldown } from "vite";
-import { CHROMIUM } from "../test/e2e/harness.ts";
+import { CHROMIUM, fakeSiteSwitches, QUIET_CHROMIUM } from "../test/e2e/harness.ts";
 import { FakeChatGPT, type Layout } from "../test/fake-chatgpt/server.ts";
 import { DEFAULT_TIMING } from "../extension/content/adapter/timing.ts";
 import type { BenchConfig, BenchResults, PageBench } from "./adapter-bench-page.ts";
@@ -139,15 +139,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
-      "--ignore-certificate-errors",
-    ],
+    args: [...QUIET_CHROMIUM, ...fakeSiteSwitches(fake.port)],
   });
   try {
     const page = await browser.newPage({ ignoreHTTPSErrors: true });

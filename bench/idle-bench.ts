@@ -6,7 +6,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { buildExtension, ChromiumE2E, CHROMIUM } from "../test/e2e/harness.ts";
+import {
+  buildExtension,
+  ChromiumE2E,
+  CHROMIUM,
+  fakeSiteSwitches,
+  QUIET_CHROMIUM,
+} from "../test/e2e/harness.ts";
 import { FakeChatGPT } from "../test/fake-chatgpt/server.ts";
 
 const PAGE_SECONDS = Number(process.env.IDLE_BENCH_SECONDS ?? 45);
@@ -100,16 +106,7 @@ async function main(): Promise<void> {
   const plain = await chromium.launchPersistentContext(plainProfile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
-      "--ignore-certificate-errors",
-    ],
+    args: [...QUIET_CHROMIUM, ...fakeSiteSwitches(fake.port)],
   });
   const e2e = await ChromiumE2E.start(ext, { fake });
   const measured: Record<string, { without: PageCost; with: PageCost }> = {};

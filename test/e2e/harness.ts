@@ -18,6 +18,24 @@ const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const CHROMIUM = "/usr/lib/chromium/chromium";
 export const FIREFOX = "/usr/bin/firefox-esr";
+
+/** Chromium switches for a quiet, offline run: no GPU, QUIC, first-run UI, background fetches, updates or sync. */
+export const QUIET_CHROMIUM = [
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+] as const;
+
+/** chatgpt.com resolves to the fake on `port` (self-signed), and every other host to nothing. */
+export function fakeSiteSwitches(port: number): string[] {
+  return [
+    `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
+    "--ignore-certificate-errors",
+  ];
+}
 const VITE = path.join(ROOT, "node_modules/vite/bin/vite.js");
 const CLI = path.join(ROOT, "bin/orchestrator.js");
 
@@ -174,14 +192,8 @@ export class ChromiumE2E {
     const args = [
       `--disable-extensions-except=${this.ext}`,
       `--load-extension=${this.ext}`,
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--host-resolver-rules=MAP chatgpt.com 127.0.0.1:${this.fake.port}, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1`,
-      "--ignore-certificate-errors",
+      ...QUIET_CHROMIUM,
+      ...fakeSiteSwitches(this.fake.port),
       ...(opts.restoreSession ? ["--restore-last-session"] : []),
     ];
     if (this.backgroundThrottling) {

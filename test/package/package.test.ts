@@ -20,12 +20,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { HOST_VERSION } from "../../native-host/src/host/host-entry.ts";
 import { packageAll, type PackageResult } from "../../scripts/package.ts";
-import { waitFor } from "../e2e/harness.ts";
+import { CHROMIUM, QUIET_CHROMIUM, waitFor } from "../e2e/harness.ts";
 import { InstalledCli, installGlobally } from "./installed-cli.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const version = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string })
   .version;
 
@@ -128,16 +127,7 @@ describe("npm run package", () => {
       executablePath: CHROMIUM,
       headless: true,
       env,
-      args: [
-        `--disable-extensions-except=${ext}`,
-        `--load-extension=${ext}`,
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: [`--disable-extensions-except=${ext}`, `--load-extension=${ext}`, ...QUIET_CHROMIUM],
     });
     try {
       const prefix = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/`;
