@@ -9,6 +9,7 @@ import { workerLiveness } from "../core/liveness.ts";
 import type { ErrorCode } from "../../../shared/error-codes.ts";
 import type { Immutable } from "../../../shared/operations/index.ts";
 import type { Provenance } from "../../../shared/operations/provenance.ts";
+import { conversationChain } from "./conversation-chain.ts";
 import { attemptView, detachedView, stateLabel, type ViewContext } from "./views.ts";
 
 export type { Provenance } from "../../../shared/operations/provenance.ts";
@@ -39,6 +40,7 @@ export function provenanceOf(
       state: w.conversation.state,
       binding: w.conversation.binding,
     },
+    conversations: conversationChain(w),
     activeAttempt: current && !isEnded(current.state) ? attemptView(current) : null,
     attempts: attempts.map(attemptView),
     autoResumes: w.autoResumes,
