@@ -21,7 +21,10 @@ export const HANDOFF_BLOCK_LINES: readonly string[] = [
 
 /** A delimiter line, tolerating markdown emphasis, heading marks and a trailing colon around the words. */
 function delimiter(words: string): RegExp {
-  return new RegExp(`^\\s{0,3}(?:#{1,6}\\s+)?[*_\`]*${words.replace(/ /g, "\\s+")}[*_\`]*:?[*_\`]*\\s*$`, "i");
+  return new RegExp(
+    `^\\s{0,3}(?:#{1,6}\\s+)?[*_\`]*${words.replace(/ /g, "\\s+")}[*_\`]*:?[*_\`]*\\s*$`,
+    "i",
+  );
 }
 
 const BEGIN = delimiter(HANDOFF_BEGIN);

@@ -14,7 +14,8 @@ export function commandFor(w: Worker, attempt: Attempt, ctx: PromptContext): Exe
   // A create goes to the worker's GPT or project page when it has one: the first conversation's, or, moving on, the
   // page the old conversation was in (never the old conversation itself).
   const create = attempt.delivery === "create";
-  const url = create && w.rollover ? w.rollover.startUrl : (w.conversation.url ?? (create ? w.startUrl : undefined));
+  const url =
+    create && w.rollover ? w.rollover.startUrl : (w.conversation.url ?? (create ? w.startUrl : undefined));
   const prompt: PromptRequest = {
     kind: attempt.promptKind,
     promptId: attempt.promptId,

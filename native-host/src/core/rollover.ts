@@ -55,7 +55,11 @@ function begin(ctx: Ctx, w: DraftWorker, how: Begin): void {
     keepBrief(ctx, w.id, how.brief);
     rollover = { ...base, phase: "opening", briefSource: "agent" };
   } else if (canAnswer(w)) {
-    rollover = { ...base, phase: "brief_requested", briefDeadlineAt: ctx.now + policy.rolloverBriefTimeoutMs };
+    rollover = {
+      ...base,
+      phase: "brief_requested",
+      briefDeadlineAt: ctx.now + policy.rolloverBriefTimeoutMs,
+    };
   } else {
     rollover = { ...base, phase: "opening", briefSource: "composed" };
   }
@@ -99,7 +103,10 @@ function without<T extends object, K extends keyof T>(value: T, key: K): Omit<T,
 }
 
 /** `worker_rollover` (the agent, with its brief) and "Continue in a new conversation" (the operator). */
-export function requestRollover(ctx: Ctx, input: Extract<Input, { type: "worker.rollover" }>): Rejection | void {
+export function requestRollover(
+  ctx: Ctx,
+  input: Extract<Input, { type: "worker.rollover" }>,
+): Rejection | void {
   const w = ctx.worker(input.workerId);
   if (!w) return reject("NOT_FOUND", `no worker ${input.workerId}`);
   if (w.status !== "active") return reject("WORKER_TERMINAL", `worker ${w.path} is ${w.status}`);
@@ -193,7 +200,8 @@ export function settleRollover(ctx: Ctx, w: DraftWorker): void {
   if (r.phase !== "brief_requested") return;
   const live = w.current !== undefined && w.current.seq === r.briefAttemptSeq && isLive(w.current.state);
   const late = r.briefDeadlineAt !== undefined && ctx.now >= r.briefDeadlineAt;
-  if (late || (!live && !canAnswer(w) && w.conversation.state !== "unknown")) open(ctx, w, undefined, "composed");
+  if (late || (!live && !canAnswer(w) && w.conversation.state !== "unknown"))
+    open(ctx, w, undefined, "composed");
 }
 
 function isLive(state: string): boolean {
@@ -213,7 +221,8 @@ export function noteScheduled(ctx: Ctx, w: DraftWorker, reason: string, seq: num
   if (reason === "handoff") w.rollover = castDraft({ ...r, briefAttemptSeq: seq });
   if (reason === "rollover") {
     const own = ctx.state.briefs?.[w.id];
-    const source: BriefSource = own !== undefined ? (r.briefSource === "page" ? "page" : "agent") : "composed";
+    const source: BriefSource =
+      own !== undefined ? (r.briefSource === "page" ? "page" : "agent") : "composed";
     w.rollover = castDraft({ ...r, briefSource: source, briefChars: rolloverBrief(ctx.state, w).length });
   }
 }
@@ -287,14 +296,18 @@ export function composeBrief(state: DomainState, w: Worker): string {
   } else lines.push("Progress reported: none recorded; re-check the work done before going on.");
   const status = w.conversation.reportedStatus;
   if (status) lines.push(`Last continuation-state block: status ${status}.`);
-  lines.push(`Turns so far: ${w.turns ?? 0} in all, ${(w.pastConversations?.length ?? 0) + 1} conversation(s).`);
+  lines.push(
+    `Turns so far: ${w.turns ?? 0} in all, ${(w.pastConversations?.length ?? 0) + 1} conversation(s).`,
+  );
   const owned = (w.worktrees ?? []).filter((t) => t.releasedAt === undefined).map((t) => t.location);
   if (owned.length > 0) lines.push(`Work locations you own: ${owned.join(", ")}.`);
   const unread = Object.values(state.unread)
     .filter((m) => m.to === w.id)
     .sort((a, b) => a.seq - b.seq);
   if (unread.length > 0) {
-    lines.push(`Unread messages in your inbox (${unread.length}; read and acknowledge them with message_inbox):`);
+    lines.push(
+      `Unread messages in your inbox (${unread.length}; read and acknowledge them with message_inbox):`,
+    );
     for (const m of unread.slice(0, BRIEF_MESSAGES)) {
       const from = state.workers[m.from]?.path ?? m.from;
       lines.push(`- from ${from}: ${m.body.replace(/\s+/g, " ").slice(0, BRIEF_MESSAGE_CHARS)}`);

@@ -105,7 +105,10 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
   const summary = input.summary?.slice(0, MAX_PROGRESS_SUMMARY);
   // The newest few, cut shorter, compose a handoff brief if the worker must move to a new conversation without one.
   if (summary) {
-    const kept = [...(w.recentProgress ?? []), { at: ctx.now, summary: summary.slice(0, RECENT_PROGRESS_CHARS) }];
+    const kept = [
+      ...(w.recentProgress ?? []),
+      { at: ctx.now, summary: summary.slice(0, RECENT_PROGRESS_CHARS) },
+    ];
     w.recentProgress = kept.slice(-RECENT_PROGRESS_KEPT);
   }
   ctx.emit("worker.progress", w.runId, w.id, {

@@ -329,7 +329,10 @@ const handoffV1: Template = (request, ctx) =>
   );
 
 const blockHandoffV1: Template = () =>
-  paragraphs(handoffRequest(), `Then end your response with the same final block (${BLOCK_ON_ONE_LINE}), status working.`);
+  paragraphs(
+    handoffRequest(),
+    `Then end your response with the same final block (${BLOCK_ON_ONE_LINE}), status working.`,
+  );
 
 function rolloverIntro(request: PromptRequest, ctx: PromptContext): string {
   const moved = (ctx.worker.pastConversations?.length ?? 0) + 1;
