@@ -42,17 +42,25 @@ export function parseHandoffBlock(answer: string): string | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     if (QUOTE.test(line)) continue;
-    if (end < 0) {
-      if (END.test(line)) end = i;
+    // An END nearer the BEGIN above it closes that block: a stray END after it is not part of the brief.
+    if (END.test(line)) {
+      end = i;
       continue;
     }
-    if (!BEGIN.test(line)) continue;
+    if (end < 0 || !BEGIN.test(line)) continue;
     const body = lines
       .slice(i + 1, end)
       .filter((l) => !FENCE.test(l))
       .join("\n")
       .trim();
-    return body === "" ? undefined : body.slice(0, MAX_HANDOFF_BRIEF_CHARS);
+    return body === "" ? undefined : cut(body, MAX_HANDOFF_BRIEF_CHARS);
   }
   return undefined;
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair (an emoji). */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

@@ -79,6 +79,7 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
   // Moving to a new conversation (docs/continuation-core.md, "Rollover"): the handoff request is an ordinary turn
   // (below); the move waits for a turn still running in the old one, then opens the new one whatever the old shows.
   if (w.rollover?.phase === "opening") {
+    // A tab that is gone cannot say whether its turn still runs: nothing more will be sent there, so the move goes on.
     const busy = c.state === "generating" && (c.binding === "bound" || c.binding === "detached");
     return busy ? { kind: "hold", why: "conversation_busy" } : "create";
   }

@@ -24,6 +24,8 @@ interface Begin {
   readonly trigger: RolloverTrigger;
   readonly brief?: string;
   readonly note?: string;
+  /** The conversation is known not to take another message: compose the brief without asking. */
+  readonly cannotAnswer?: boolean;
 }
 
 /** Whether the conversation can still answer a request for a brief: shown somewhere, not at an error. */
@@ -54,7 +56,7 @@ function begin(ctx: Ctx, w: DraftWorker, how: Begin): void {
   if (how.brief !== undefined) {
     keepBrief(ctx, w.id, how.brief);
     rollover = { ...base, phase: "opening", briefSource: "agent" };
-  } else if (canAnswer(w)) {
+  } else if (!how.cannotAnswer && canAnswer(w)) {
     rollover = {
       ...base,
       phase: "brief_requested",
@@ -70,8 +72,13 @@ function begin(ctx: Ctx, w: DraftWorker, how: Begin): void {
     ...(note ? { note } : {}),
     ...(how.brief !== undefined ? { briefChars: how.brief.length } : {}),
   });
-  const person = how.trigger === "operator";
-  addWake(ctx, w, { reason: ROLLOVER_WAKE, explicit: person || how.trigger === "agent", manual: person });
+  wakeFor(ctx, w, how.trigger);
+}
+
+/** The rollover's wake: explicit when a person or the agent asked (it goes in manual mode), manual for a person. */
+function wakeFor(ctx: Ctx, w: DraftWorker, trigger: RolloverTrigger): void {
+  const person = trigger === "operator";
+  addWake(ctx, w, { reason: ROLLOVER_WAKE, explicit: person || trigger === "agent", manual: person });
 }
 
 function keepBrief(ctx: Ctx, workerId: string, brief: string): void {
@@ -95,6 +102,8 @@ function open(ctx: Ctx, w: DraftWorker, brief: string | undefined, source: Brief
     phase: "opening" as const,
     briefSource: brief !== undefined ? source : "composed",
   });
+  // The handoff turn used the first wake up: the move itself needs one of its own.
+  wakeFor(ctx, w, r.trigger);
 }
 
 function without<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
@@ -148,7 +157,7 @@ export function onLengthLimit(ctx: Ctx, w: DraftWorker): void {
   }
   const policy = governing(ctx, w);
   if (!policy || policy.mode !== "auto" || !policy.rolloverOnLimit) return;
-  begin(ctx, w, { trigger: "length_limit" });
+  begin(ctx, w, { trigger: "length_limit", cannotAnswer: true });
 }
 
 function governing(ctx: Ctx, w: DraftWorker): ContinuationPolicy | undefined {
