@@ -272,11 +272,11 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
     settleSteeredTurn(ctx, w, false);
     if (attempt.intent && w.status === "active") restoreIntent(ctx, w, attempt.intent, code);
     // Refused because the conversation is too long: the remedy is a new conversation, where the policy allows it.
-    if (code === CONVERSATION_TOO_LONG) {
-      onLengthLimit(ctx, w);
-      // The move is a different delivery: the refused send's backoff does not hold it.
-      if (w.rollover?.phase === "opening" && w.intent) delete w.intent.retry;
-    }
+    if (code === CONVERSATION_TOO_LONG) onLengthLimit(ctx, w);
+    // The move is a different delivery than the refused one (a send refused for the limit, a withdrawn brief
+    // request): that refusal's backoff does not hold it.
+    const moving = code === CONVERSATION_TOO_LONG || attempt.reason === "handoff";
+    if (moving && w.rollover?.phase === "opening" && w.intent) delete w.intent.retry;
     if (RATE_LIMIT_CODES.has(code) && w.status === "active") {
       noteRateLimit(ctx, w, code, undefined, policyOf(ctx, w).rateLimitBufferMs, true);
     }

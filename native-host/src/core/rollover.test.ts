@@ -24,7 +24,13 @@ function generating(policy: PolicyPatch = {}, startUrl?: string): Simulation {
 /** The executor confirms the worker's current command, the page now showing `url`. */
 function submit(sim: Simulation, url: string): void {
   const attempt = sim.worker("w-1").current!;
-  sim.apply({ type: "command.result", workerId: "w-1", commandId: attempt.commandId, outcome: "submitted", url });
+  sim.apply({
+    type: "command.result",
+    workerId: "w-1",
+    commandId: attempt.commandId,
+    outcome: "submitted",
+    url,
+  });
 }
 
 function last(sim: Simulation): ExecutorCommand {
@@ -48,7 +54,11 @@ describe("the length-limit notice", () => {
     expect(create.rendered.text).toContain('workerId "w-1"');
     expect(create.rendered.text).toContain("composed by the orchestrator");
     expect(create.rendered.text).toContain("reached ChatGPT's length limit");
-    expect(sim.worker("w-1").rollover).toMatchObject({ trigger: "length_limit", phase: "opening", fromUrl: OLD_URL });
+    expect(sim.worker("w-1").rollover).toMatchObject({
+      trigger: "length_limit",
+      phase: "opening",
+      fromUrl: OLD_URL,
+    });
 
     submit(sim, NEW_URL);
     const w = sim.worker("w-1");
@@ -113,7 +123,11 @@ describe("asking for the brief", () => {
     sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator", reason: "too slow" });
     sim.advance(3 * SECOND); // the idle grace of the turn that just ended
     const handoff = last(sim);
-    expect(handoff).toMatchObject({ type: "conversation.send", conversationUrl: OLD_URL, prompt: { kind: "handoff" } });
+    expect(handoff).toMatchObject({
+      type: "conversation.send",
+      conversationUrl: OLD_URL,
+      prompt: { kind: "handoff" },
+    });
     expect(handoff.rendered.text).toContain("BEGIN HANDOFF BRIEF");
     expect(handoff.rendered.text).toContain("worker_rollover");
     submit(sim, OLD_URL);
@@ -173,7 +187,13 @@ describe("asking for the brief", () => {
   it("the agent's worker_rollover gives the brief at once; the move waits for its turn to end", () => {
     const sim = generating();
     const brief = "done: schema\nnext steps: migrations";
-    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief, reason: "context is long" });
+    sim.apply({
+      type: "worker.rollover",
+      workerId: "w-1",
+      trigger: "agent",
+      brief,
+      reason: "context is long",
+    });
     expect(sim.worker("w-1").rollover).toMatchObject({ phase: "opening", briefSource: "agent" });
     expect(last(sim).type).toBe("conversation.create"); // only the bootstrap so far
     expect(sim.commandsFor("w-1")).toHaveLength(1);
@@ -194,7 +214,12 @@ describe("asking for the brief", () => {
     sim.advance(3 * SECOND);
     submit(sim, OLD_URL);
     sim.observe("w-1", "generating");
-    const reply = sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "done: all but docs" });
+    const reply = sim.apply({
+      type: "worker.rollover",
+      workerId: "w-1",
+      trigger: "agent",
+      brief: "done: all but docs",
+    });
     expect(reply.reply).toEqual({ rollover: "brief_received" });
     expect(sim.worker("w-1").rollover).toMatchObject({ phase: "opening", briefSource: "agent" });
     sim.observe("w-1", "idle");
@@ -202,12 +227,28 @@ describe("asking for the brief", () => {
     expect(last(sim).rendered.text).toContain("done: all but docs");
   });
 
+  it("a brief that comes before the request went out withdraws the request", () => {
+    const sim = idleWorker();
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator" });
+    sim.advance(3 * SECOND);
+    const handoff = last(sim);
+    expect(handoff.prompt.kind).toBe("handoff");
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "done: early" });
+    expect(sim.cancelled).toEqual([handoff.commandId]);
+    sim.result("w-1", "CANCELLED");
+    const create = last(sim);
+    expect(create).toMatchObject({ type: "conversation.create", prompt: { kind: "rollover" } });
+    expect(create.rendered.text).toContain("done: early");
+  });
+
   it("refuses what cannot roll over: unknown or ended workers, an empty brief", () => {
     const sim = idleWorker();
-    expect(sim.try({ type: "worker.rollover", workerId: "nope", trigger: "operator" }).error?.code).toBe("NOT_FOUND");
-    expect(sim.try({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "  " }).error?.code).toBe(
-      "INVALID_INPUT",
+    expect(sim.try({ type: "worker.rollover", workerId: "nope", trigger: "operator" }).error?.code).toBe(
+      "NOT_FOUND",
     );
+    expect(
+      sim.try({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "  " }).error?.code,
+    ).toBe("INVALID_INPUT");
     sim.apply({ type: "worker.complete", workerId: "w-1" });
     expect(sim.try({ type: "worker.rollover", workerId: "w-1", trigger: "operator" }).error?.code).toBe(
       "WORKER_TERMINAL",
@@ -238,7 +279,10 @@ describe("the size budget", () => {
     sim.observe("w-1", "generating");
     sim.observe("w-1", "idle");
     expect(sim.worker("w-1").rollover).toBeUndefined();
-    expect(sim.worker("w-1").pastConversations?.[0]).toMatchObject({ turns: 4, note: "3 turns in this conversation" });
+    expect(sim.worker("w-1").pastConversations?.[0]).toMatchObject({
+      turns: 4,
+      note: "3 turns in this conversation",
+    });
   });
 
   it("by the conversation's visible length, as the page measured it at a turn's end", () => {
@@ -249,7 +293,10 @@ describe("the size budget", () => {
     submit(sim, OLD_URL);
     sim.observe("w-1", "generating");
     sim.observe("w-1", "idle", undefined, { visibleChars: 210_000 });
-    expect(sim.worker("w-1").rollover).toMatchObject({ trigger: "size_budget", note: "210000 characters in this conversation" });
+    expect(sim.worker("w-1").rollover).toMatchObject({
+      trigger: "size_budget",
+      note: "210000 characters in this conversation",
+    });
   });
 });
 
@@ -346,7 +393,12 @@ describe("the move is a command like any other", () => {
 
   it("after a restart the pending create is offered again under the same id; a brief lost with memory is composed", () => {
     const sim = generating();
-    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "done: secret-free brief" });
+    sim.apply({
+      type: "worker.rollover",
+      workerId: "w-1",
+      trigger: "agent",
+      brief: "done: secret-free brief",
+    });
     sim.observe("w-1", "idle");
     sim.advance(3 * SECOND);
     const sent = last(sim);

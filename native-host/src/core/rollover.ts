@@ -104,6 +104,11 @@ function open(ctx: Ctx, w: DraftWorker, brief: string | undefined, source: Brief
   });
   // The handoff turn used the first wake up: the move itself needs one of its own.
   wakeFor(ctx, w, r.trigger);
+  // A brief came before the request for it went out (the agent's own call): the request is withdrawn if the browser
+  // has not started it; its refusal (CANCELLED) then lets the move go on.
+  const pending = w.current;
+  if (brief !== undefined && pending?.state === "scheduled" && pending.reason === "handoff")
+    ctx.effects.push({ kind: "cancel_command", workerId: w.id, commandId: pending.commandId });
 }
 
 function without<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
