@@ -380,6 +380,24 @@ describe("the move is a command like any other", () => {
     expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(1);
     expect(sim.worker("w-1").pause).toMatchObject({ source: "error", errorCode: "AMBIGUOUS_SUBMISSION" });
     expect(rolledOver(sim)).toHaveLength(0);
+    // The person checked that no new conversation opened: Continue now (not refused for the old page's error) or
+    // asking again opens it, once.
+    sim.apply({ type: "worker.continue_now", workerId: "w-1", clearPause: true });
+    expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(2);
+    submit(sim, NEW_URL);
+    expect(rolledOver(sim)).toHaveLength(1);
+  });
+
+  it("asking again for a move under way in manual mode gives it a turn (after an uncertain create)", () => {
+    const sim = generating({ mode: "manual" });
+    sim.observe("w-1", "error", TOO_LONG);
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator" });
+    sim.result("w-1", "AMBIGUOUS_SUBMISSION");
+    sim.apply({ type: "worker.resume", workerId: "w-1" });
+    expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(1);
+    const again = sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator" });
+    expect(again.reply).toEqual({ rollover: "already_under_way" });
+    expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(2);
   });
 
   it("a worker stopped while the create waits for its result has the command cancelled", () => {

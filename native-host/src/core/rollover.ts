@@ -148,6 +148,8 @@ export function requestRollover(
     ctx.reply = { rollover: "brief_received" };
     return;
   }
+  // Asked again (after an uncertain create, say): the request stands, and a person's ask is a turn of its own.
+  if (input.trigger === "operator") wakeFor(ctx, w, "operator");
   ctx.reply = { rollover: "already_under_way" };
 }
 

@@ -244,7 +244,8 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
         : `the conversation of ${w.path} is not open in any tab: open it in a tab (or stop the worker and keep the conversation going again from its tab)`,
     );
   }
-  if (c.state === "error" && !sendableError(c.errorCode)) {
+  // Moving to a new conversation, the next turn is a create: the old conversation's error does not stand in its way.
+  if (c.state === "error" && !sendableError(c.errorCode) && w.rollover?.phase !== "opening") {
     return reject("CONVERSATION_BLOCKED", `${w.path}: ${blockedRemedy(c.errorCode)}`);
   }
   if (w.wait) {
