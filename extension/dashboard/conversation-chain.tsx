@@ -36,7 +36,11 @@ export function ConversationChain(props: {
  * The current conversation is opened the way every "Open conversation" does (its bound tab is brought forward, or its
  * URL opened and bound); one the worker left is a plain link to a new tab, so opening it never touches the worker's tab.
  */
-function ConversationOpener(props: { client: UiClient; worker: WorkerView; link: ConversationLink }): JSX.Element {
+function ConversationOpener(props: {
+  client: UiClient;
+  worker: WorkerView;
+  link: ConversationLink;
+}): JSX.Element {
   const { link } = props;
   const name = `Conversation ${link.index}`;
   if (link.leftAt === null)

@@ -1,5 +1,5 @@
-// The dashboard's worker table: each worker of the chosen run with its state and liveness, disposition, attempt,
-// last progress, Auto Resume (its own or the run's) and its controls.
+// The dashboard's worker table: each worker of the chosen run with its state, liveness and a move to a new
+// conversation under way, disposition, attempt, last progress, Auto Resume (its own or the run's) and its controls.
 import type { JSX } from "preact";
 import type { RunView, WorkerView } from "../../shared/operations/views.ts";
 import { type AnswerAction, StateChip, WorkerControls } from "../ui/components.tsx";

@@ -67,7 +67,10 @@ export function eventWords(type: string): string {
 }
 
 /** One event of the timeline: the type in words, or for a move to a new conversation why and with which brief. */
-export function eventLine(e: { readonly type: string; readonly data: Readonly<Record<string, unknown>> }): string {
+export function eventLine(e: {
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}): string {
   return rolloverEventWords(e.type, e.data) ?? eventWords(e.type);
 }
 

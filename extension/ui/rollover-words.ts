@@ -89,15 +89,18 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
  * The timeline's words for the two rollover events (their data: trigger, note, phase, the new conversation's index,
  * the brief's source and size), or undefined for any other event.
  */
-export function rolloverEventWords(type: string, data: Readonly<Record<string, unknown>>): string | undefined {
+export function rolloverEventWords(
+  type: string,
+  data: Readonly<Record<string, unknown>>,
+): string | undefined {
   const trigger = str(data.trigger);
   const reason = trigger === undefined ? "" : ` (${why(trigger, str(data.note))})`;
   if (type === "worker.rollover_requested") {
     const phase = str(data.phase);
     const briefChars = num(data.briefChars);
-    const next =
-      phase === "brief_requested" || phase === "opening" ? `: ${PHASE_WORDS[phase]}` : "";
-    const brief = briefChars === undefined ? "" : `; brief ${briefWords({ source: "agent", chars: briefChars })}`;
+    const next = phase === "brief_requested" || phase === "opening" ? `: ${PHASE_WORDS[phase]}` : "";
+    const brief =
+      briefChars === undefined ? "" : `; brief ${briefWords({ source: "agent", chars: briefChars })}`;
     return `Move to a new conversation requested${reason}${next}${brief}`;
   }
   if (type === "worker.rolled_over") {

@@ -70,7 +70,9 @@ function OverlayBody(props: OverlayProps): JSX.Element {
     setOpen(false);
     badgeRef.current?.focus();
   });
-  const facts = new Map<string, string>(w ? [["state", `Orchestrator: ${stateWords(w)}${movingSuffix(w)}`]] : []);
+  const facts = new Map<string, string>(
+    w ? [["state", `Orchestrator: ${stateWords(w)}${movingSuffix(w)}`]] : [],
+  );
   return (
     <Root testId="overlay">
       <div class="orc-overlay" onKeyDown={close}>
@@ -125,12 +127,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
                   <dt>Auto Resume</dt>
                   <dd>{autoResumes(w) ? "On" : "Off"}</dd>
                 </dl>
-                <WorkerControls
-                  client={client}
-                  worker={w}
-                  place="overlay"
-                  show={{ newConversation: true }}
-                />
+                <WorkerControls client={client} worker={w} place="overlay" show={{ newConversation: true }} />
                 <h3>Recent events</h3>
                 <ol data-testid="overlay-events">
                   {(detail.data?.events ?? []).map((e) => (
