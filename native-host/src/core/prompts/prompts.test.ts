@@ -290,7 +290,7 @@ describe("shipped templates are frozen", () => {
       "handoff@1": "3be413a180ec6e70",
       "rollover@1": "ea060e56ffbeae59",
       "block-handoff@1": "c4f2a37c82e015dd",
-      "block-rollover@1": "b1e7af01b0fb618d",
+      "block-rollover@1": "b7195dd4ee441081",
     });
   });
 });

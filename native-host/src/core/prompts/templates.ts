@@ -358,7 +358,7 @@ const rolloverV1: Template = (request, ctx) =>
 
 const blockRolloverV1: Template = (request, ctx) =>
   paragraphs(
-    rolloverIntro(request, ctx),
+    `${identity(ctx)} ${rolloverIntro(request, ctx)}`,
     ctx.worker.objective !== ADOPTED_OBJECTIVE && `Objective:\n${ctx.worker.objective}`,
     verbatim("Handoff brief", [ctx.brief ?? "(none)"]),
     request.texts.length > 0 && verbatim("Reply from the person you are working with", request.texts),
