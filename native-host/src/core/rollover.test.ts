@@ -87,6 +87,21 @@ describe("the length-limit notice", () => {
     expect(last(sim)).toMatchObject({ type: "conversation.create", conversationUrl: project });
   });
 
+  it("an adopted (zero-setup) worker moves with the block prompts, still named by its id", () => {
+    const sim = new Simulation();
+    sim.apply({ type: "run.create", runId: "run-1", name: "Run", policy: { mode: "manual" } });
+    sim.apply({ type: "worker.adopt", workerId: "w-1", runId: "run-1", conversationUrl: OLD_URL });
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    submit(sim, OLD_URL);
+    sim.observe("w-1", "generating");
+    sim.observe("w-1", "error", TOO_LONG);
+    const create = last(sim);
+    expect(create).toMatchObject({ type: "conversation.create", rendered: { promptId: "block-rollover@1" } });
+    expect(create.rendered.text).toContain('workerId "w-1"');
+    expect(create.rendered.text).toContain("status: working | complete | blocked");
+  });
+
   it("a command refused for the limit starts the move too", () => {
     const sim = generating();
     sim.observe("w-1", "idle");
