@@ -29,7 +29,9 @@ describe("parseHandoffBlock", () => {
   });
 
   it("reads the block exactly as the request and the skill show it", () => {
-    expect(parseHandoffBlock(HANDOFF_BLOCK_LINES.join("\n"))).toBe(HANDOFF_BLOCK_LINES.slice(1, -1).join("\n"));
+    expect(parseHandoffBlock(HANDOFF_BLOCK_LINES.join("\n"))).toBe(
+      HANDOFF_BLOCK_LINES.slice(1, -1).join("\n"),
+    );
   });
 
   it.each([

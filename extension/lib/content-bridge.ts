@@ -66,7 +66,8 @@ function blockOf(raw: unknown): ContinuationBlock | ContinuationBlockError | und
 
 /**
  * The report without what only a turn's end carries (the handoff brief, the conversation's length): a page load, a
- * ping or a later re-read of the same turn is no turn end, and the brief must leave the page only once, with its idle.
+ * ping or a report other than `idle` is no turn end. (An idle reported again for the same turn, after an error went,
+ * carries them again, as it carries the block again.)
  */
 function withoutTurnEnd(report: StateReport): StateReport {
   if (report.handoffBrief === undefined && report.visibleChars === undefined) return report;
