@@ -100,6 +100,11 @@ describe("worker_rollover over MCP, against the spawned host", () => {
       { workerId },
     );
     expect(provenance.conversations).toHaveLength(2);
+    // The conversation it left still leads to the worker.
+    const byOld = await tool<{ provenance: { worker: { id: string } } }>(mcp, "provenance_get", {
+      conversation: OLD_URL,
+    });
+    expect(byOld.provenance.worker.id).toBe(workerId);
     const [left, current] = provenance.conversations!;
     expect(left).toMatchObject({
       index: 1,
