@@ -81,10 +81,12 @@ async function completedInSecond(
   return { first: first!, second: second!, chain: conversations };
 }
 
-/** The old conversation's tab is still open (the person's now) and no longer the worker's. */
+/** The old conversation's tab is still open (the person's now) without the overlay; the new one has it. */
 async function oldTabLeftOpen(first: string, second: string): Promise<void> {
-  expect(e2e.context.pages().some((p) => p.url().includes(first))).toBe(true);
-  expect(e2e.context.pages().some((p) => p.url().includes(second))).toBe(true);
+  const overlay = (id: string) =>
+    e2e.pageFor(id).then((p) => p.locator("#chatgpt-orchestrator-overlay").count());
+  await expect.poll(() => overlay(second), { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => overlay(first), { timeout: 15_000 }).toBe(0);
 }
 
 describe("conversation rollover in Chromium", { timeout: 180_000 }, () => {

@@ -290,7 +290,7 @@ describe("restart matrix for rollover: SIGKILL at each step of the move, restart
   });
 
   it("R7. the operator's request is durable, the handoff request not yet sent: asked once after the restart", async () => {
-    const life = await firstLife("rollover-requested", async (l) => {
+    const life = await firstLife("rollover-requested", (l) => {
       l.world.report(l.ext, l.workerId, "idle");
       // Not awaited: the host dies while answering it.
       l.ext.send({
@@ -299,6 +299,7 @@ describe("restart matrix for rollover: SIGKILL at each step of the move, restart
         op: "worker_new_conversation",
         params: { workerId: l.workerId },
       });
+      return Promise.resolve();
     });
     const { ext, mcp } = await secondLife(life);
     const handoff = await waitFor(() => ext.commandsFor(life.workerId)[0], "the handoff request");
