@@ -1,12 +1,11 @@
 // Conversation rollover in real Chromium (docs/continuation-core.md, "Rollover"): a worker that hits the length limit
 // mid-job, the agent's worker_rollover, the operator's Continue in a new conversation from the dashboard, and a browser
 // restart in the middle of a move. Each ends with exactly one new conversation and one first prompt there.
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AssistantTurn } from "../fake-chatgpt/server.ts";
 import { buildExtension, ChromiumE2E, tool, waitFor, type WorkerOut } from "./harness.ts";
 import { block, completingTurn, deferred, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
+import { extensionStorage, filesUnder } from "./storage-kit.ts";
 import { DASHBOARD_URL, openPage } from "./ui-kit.ts";
 
 let e2e: ChromiumE2E;
@@ -217,30 +216,13 @@ describe("conversation rollover in Chromium", { timeout: 180_000 }, () => {
 
   it("keeps no brief in the host's files or the extension's storage (docs/privacy.md)", async () => {
     expect(briefs).toHaveLength(2);
-    const sw = await e2e.serviceWorker();
-    const storage = await sw.evaluate(async () => {
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const r = indexedDB.open("chatgpt-orchestrator");
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(new Error(String(r.error)));
-      });
-      const out: Record<string, unknown> = {};
-      for (const name of Array.from(db.objectStoreNames))
-        out[name] = await new Promise((resolve) => {
-          const r = db.transaction(name).objectStore(name).getAll();
-          r.onsuccess = () => resolve(r.result);
-        });
-      db.close();
-      return JSON.stringify(out);
-    });
+    const storage = await extensionStorage(e2e);
     expect(storage).toContain("bindings");
-    const files = readdirSync(e2e.home, { withFileTypes: true, recursive: true })
-      .filter((f) => f.isFile())
-      .map((f) => path.join(f.parentPath, f.name));
+    const files = filesUnder(e2e.home);
     expect(files.length).toBeGreaterThan(2);
     for (const brief of briefs) {
       expect(storage, "extension storage").not.toContain(brief);
-      for (const file of files) expect(readFileSync(file).includes(brief), `${brief} in ${file}`).toBe(false);
+      for (const [file, bytes] of files) expect(bytes.includes(brief), `${brief} in ${file}`).toBe(false);
     }
   });
 });
