@@ -20,3 +20,21 @@ export function isChatGptStartUrl(url: string): boolean {
     START_PATH.test(u.pathname)
   );
 }
+
+/**
+ * The GPT or project page a conversation URL lies in (`/g/g-…/c/<id>` → `/g/g-…`, a project's → `…/project`), or
+ * undefined for a plain chat: a worker that moves on opens its new conversation where the old one was.
+ */
+export function startUrlOfConversation(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const m = /^\/g\/(g-[A-Za-z0-9][A-Za-z0-9-]*)\/c\//.exec(u.pathname);
+  if (u.origin !== "https://chatgpt.com" || !m) return undefined;
+  const gizmo = m[1]!;
+  return `https://chatgpt.com/g/${gizmo}${gizmo.startsWith("g-p-") ? "/project" : ""}`;
+}

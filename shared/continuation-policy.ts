@@ -31,6 +31,17 @@ export const continuationPolicySchema = z
     maxWallTimeMs: threshold,
     /** Added to a rate-limit reset time the page shows before the one resume (the page's clock is coarse). */
     rateLimitBufferMs: durationMs,
+    /**
+     * Conversation rollover (docs/continuation-core.md, "Rollover"): when the page says the conversation is too long,
+     * an Auto Resume worker moves to a new conversation by itself; a manual one is held with that remedy.
+     */
+    rolloverOnLimit: z.boolean(),
+    /** Optional size budget: roll over at a turn's end once this many turns went into the current conversation. */
+    rolloverAfterTurns: threshold,
+    /** Optional size budget: roll over at a turn's end once the conversation's visible text is this long (chars). */
+    rolloverAtChars: threshold,
+    /** How long the worker may take to answer the request for a handoff brief before the host composes one. */
+    rolloverBriefTimeoutMs: durationMs,
   })
   .strict();
 
@@ -61,6 +72,10 @@ export const DEFAULT_CONTINUATION_POLICY: ContinuationPolicy = Object.freeze({
   maxAutoTurns: null,
   maxWallTimeMs: null,
   rateLimitBufferMs: 2 * MINUTE_MS,
+  rolloverOnLimit: true,
+  rolloverAfterTurns: null,
+  rolloverAtChars: null,
+  rolloverBriefTimeoutMs: 10 * MINUTE_MS,
 });
 
 /** Merges a patch onto a policy; returns a problem description when the result is inconsistent. */

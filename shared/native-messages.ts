@@ -9,6 +9,7 @@ import {
   journalPhaseSchema,
 } from "./executor-states.ts";
 import { continuationStatusSchema } from "./continuation-block.ts";
+import { MAX_HANDOFF_BRIEF_CHARS } from "./handoff-block.ts";
 
 /** Bumped on any incompatible change; `hello` and `welcome` carry it and a mismatch is refused. */
 export const PROTOCOL_VERSION = 1;
@@ -112,6 +113,13 @@ export const conversationStateSchema = z
      * turn, which the idle grace counts from (the report itself comes a moment later).
      */
     since: z.number().int().positive().optional(),
+    /**
+     * With the idle report that ends a turn whose newest answer holds a handoff block (`shared/handoff-block.ts`): its
+     * text, for a rollover's brief. The host keeps it in memory only; nothing stores it.
+     */
+    handoffBrief: z.string().min(1).max(MAX_HANDOFF_BRIEF_CHARS).optional(),
+    /** With the idle report that ends a turn: the conversation's visible text length (a size, for the rollover budget). */
+    visibleChars: z.number().int().nonnegative().optional(),
   })
   .strict();
 

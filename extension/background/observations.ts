@@ -70,6 +70,10 @@ export class Observations {
         ...(report.resetAt !== undefined ? { resetAt: report.resetAt } : {}),
         // The idle grace counts from the page's own end of turn, not from this report's arrival.
         ...(report.since !== undefined ? { since: report.since } : {}),
+        // A turn's end only (the content bridge sends them with nothing else). The brief is transcript text: it goes
+        // to the host and is never part of `record` (docs/extension.md, "What the extension stores").
+        ...(report.handoffBrief !== undefined ? { handoffBrief: report.handoffBrief } : {}),
+        ...(report.visibleChars !== undefined ? { visibleChars: report.visibleChars } : {}),
       });
     });
   }

@@ -17,6 +17,7 @@ import {
 } from "../ui/components.tsx";
 import { stateWords, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
+import { movingSuffix } from "../ui/rollover-words.ts";
 import type { UiClient } from "../ui/ui-client.ts";
 import { Diagnostics } from "./diagnostics.tsx";
 import { NeedsYou, StallWarnings } from "./needs-you.tsx";
@@ -44,7 +45,7 @@ export function Dashboard(props: DashboardProps): JSX.Element {
   const [workerId, setWorkerId] = useState<string | null>(null);
   const workers = runId !== null && detail.data?.run.id === runId ? detail.data.workers : [];
   const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);
-  for (const w of workers) facts.set(w.id, `${workerName(w)}: ${stateWords(w)}`);
+  for (const w of workers) facts.set(w.id, `${workerName(w)}: ${stateWords(w)}${movingSuffix(w)}`);
   return (
     <Root testId="dashboard">
       <header class="spread">

@@ -1,13 +1,16 @@
-// The dashboard's worker drill-down: state and liveness, provenance (conversation, worktrees, resumes), every
-// execution attempt and the newest events, read live with ui_worker_detail.
+// The dashboard's worker drill-down: state and liveness, a move to a new conversation under way, provenance
+// (conversation, worktrees, resumes), the chain of conversations with Continue in a new conversation, every execution
+// attempt and the newest events, read live with ui_worker_detail.
 import type { JSX } from "preact";
-import { StateChip } from "../ui/components.tsx";
-import { attemptLine, clock, eventWords, workerName } from "../ui/format.ts";
+import { NewConversationButton, StateChip } from "../ui/components.tsx";
+import { attemptLine, clock, eventLine, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import { LivenessLine } from "../ui/liveness-view.tsx";
 import { ObjectiveLine } from "../ui/objective-line.tsx";
+import { RolloverLine } from "../ui/rollover-line.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 import { CompletionNote } from "./completion-note.tsx";
+import { ConversationChain } from "./conversation-chain.tsx";
 
 export function WorkerDrillDown(props: {
   client: UiClient;
@@ -35,6 +38,7 @@ export function WorkerDrillDown(props: {
             {d.worker.summary ? ` · ${d.worker.summary}` : ""}
           </p>
           <LivenessLine worker={d.worker} now={props.now} />
+          <RolloverLine worker={d.worker} />
           {d.worker.liveness ? (
             <p class="muted" data-testid="liveness-since">
               Since {clock(d.worker.liveness.since)}
@@ -55,6 +59,9 @@ export function WorkerDrillDown(props: {
             <dt>Automatic resumes</dt>
             <dd>{d.worker.autoResumes}</dd>
           </dl>
+          <h3>Conversations</h3>
+          <NewConversationButton client={props.client} worker={d.worker} />
+          <ConversationChain client={props.client} worker={d.worker} conversations={d.conversations ?? []} />
           <h3>Execution attempts</h3>
           <table data-testid="attempts">
             <thead>
@@ -91,7 +98,7 @@ export function WorkerDrillDown(props: {
           <ol data-testid="events">
             {d.events.map((e) => (
               <li key={e.seq}>
-                {clock(e.at)} — {eventWords(e.type)}
+                {clock(e.at)} — {eventLine(e)}
                 {/* What the worker reported with worker_progress (its newest 50 are kept: docs/privacy.md); text only. */}
                 {typeof e.data.summary === "string" ? (
                   <>

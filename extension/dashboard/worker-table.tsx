@@ -1,10 +1,11 @@
-// The dashboard's worker table: each worker of the chosen run with its state and liveness, disposition, attempt,
-// last progress, Auto Resume (its own or the run's) and its controls.
+// The dashboard's worker table: each worker of the chosen run with its state, liveness and a move to a new
+// conversation under way, disposition, attempt, last progress, Auto Resume (its own or the run's) and its controls.
 import type { JSX } from "preact";
 import type { RunView, WorkerView } from "../../shared/operations/views.ts";
 import { type AnswerAction, StateChip, WorkerControls } from "../ui/components.tsx";
 import { ago, attemptLine, workerName } from "../ui/format.ts";
 import { LivenessLine } from "../ui/liveness-view.tsx";
+import { RolloverLine } from "../ui/rollover-line.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 
 /** The `answer` remedy in the worker table: focus that worker's answer box in the Needs-you section above. */
@@ -56,6 +57,7 @@ export function WorkerTable(props: {
                 <td>
                   <StateChip worker={w} />
                   <LivenessLine worker={w} now={props.now} />
+                  <RolloverLine worker={w} />
                 </td>
                 <td>{w.disposition.replace(/_/g, " ")}</td>
                 <td>{attemptLine(w)}</td>

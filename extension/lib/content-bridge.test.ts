@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { MAX_HANDOFF_BRIEF_CHARS } from "../../shared/handoff-block.ts";
 import { dispatch, FakeEvent, MemoryLogger } from "../../test/extension/fake-browser.ts";
 import type { RuntimeMessageListener } from "./browser-api.ts";
 import { startContentBridge, type AdapterSubmitRequest } from "./content-bridge.ts";
@@ -6,7 +7,9 @@ import { startContentBridge, type AdapterSubmitRequest } from "./content-bridge.
 const ID = "abcdefghijklmnopabcdefghijklmnop";
 const BG = { id: ID, url: `chrome-extension://${ID}/bg.js` };
 
-function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>) {
+const IDLE = { state: "idle", url: "https://chatgpt.com/c/abc", layout: "classic" };
+
+function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>, current: () => unknown = () => IDLE) {
   const onMessage = new FakeEvent<RuntimeMessageListener>();
   const posted: unknown[] = [];
   const submits: AdapterSubmitRequest[] = [];
@@ -27,7 +30,7 @@ function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>) {
       return {
         start: () => undefined,
         stop: () => undefined,
-        current: () => ({ state: "idle", url: "https://chatgpt.com/c/abc", layout: "classic" }),
+        current,
         submit: (r) => (submits.push(r), submit(r)),
         hasMarker: (m) => m === "orc-present",
       };
@@ -81,6 +84,38 @@ describe("content bridge", () => {
     expect(reports[1]!.continuationBlock).toBeUndefined();
     expect(reports[2]!.continuationBlock).toEqual({ result: "missing" });
     expect(JSON.stringify(t.posted)).not.toMatch(/SECRET/);
+  });
+
+  it("sends the handoff brief and the conversation's length with idle reports only, never in hello or ping", async () => {
+    const url = "https://chatgpt.com/c/abc";
+    const turnEnd = { handoffBrief: "done: SECRET-BRIEF", visibleChars: 4_321 };
+    // The adapter's current state is a finished turn with a brief: hello and ping are no turn end.
+    const t = setup(
+      () => Promise.resolve({ outcome: "submitted" }),
+      () => ({ ...IDLE, ...turnEnd }),
+    );
+    expect(t.posted).toEqual([{ type: "content.hello", state: { state: "idle", url } }]);
+    expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url, state: { state: "idle", url } });
+    t.report({ state: "idle", url, layout: "classic", ...turnEnd });
+    t.report({ state: "ready", url, layout: "classic", ...turnEnd });
+    t.report({ state: "error", errorCode: "CONVERSATION_TOO_LONG", url, layout: "classic", ...turnEnd });
+    t.report({ state: "generating", url, layout: "classic", ...turnEnd });
+    await vi.waitFor(() => expect(t.posted).toHaveLength(5));
+    const reports = t.posted.slice(1).map((m) => (m as { report: Record<string, unknown> }).report);
+    expect(reports[0]).toEqual({ state: "idle", url, ...turnEnd });
+    for (const r of reports.slice(1)) {
+      expect(r).not.toHaveProperty("handoffBrief");
+      expect(r).not.toHaveProperty("visibleChars");
+    }
+  });
+
+  it("drops an adapter report whose brief is empty or too long (the protocol refuses it)", async () => {
+    const t = setup(() => Promise.resolve({ outcome: "submitted" }));
+    t.report({ ...IDLE, handoffBrief: "" });
+    t.report({ ...IDLE, handoffBrief: "x".repeat(MAX_HANDOFF_BRIEF_CHARS + 1) });
+    t.report({ ...IDLE, visibleChars: -3 });
+    await vi.waitFor(() => expect(t.log.has(/adapter report dropped/)).toBe(true));
+    expect(t.posted).toHaveLength(1);
   });
 
   it("submits a command once however often it is asked, and remembers the outcome", async () => {

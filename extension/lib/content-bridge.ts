@@ -64,6 +64,17 @@ function blockOf(raw: unknown): ContinuationBlock | ContinuationBlockError | und
   return fields.every((f) => typeof b[f] === "string") ? (block as ContinuationBlock) : undefined;
 }
 
+/**
+ * The report without what only a turn's end carries (the handoff brief, the conversation's length): a page load, a
+ * ping or a report other than `idle` is no turn end. (An idle reported again for the same turn, after an error went,
+ * carries them again, as it carries the block again.)
+ */
+function withoutTurnEnd(report: StateReport): StateReport {
+  if (report.handoffBrief === undefined && report.visibleChars === undefined) return report;
+  const { handoffBrief: _brief, visibleChars: _chars, ...rest } = report;
+  return rest;
+}
+
 export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   const { api, log } = opts;
   const remember = opts.rememberResults ?? 50;
@@ -80,7 +91,8 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
 
   const currentReport = (): StateReport | undefined => {
     const raw = adapter.current();
-    return raw === undefined || raw === null ? undefined : validReport(raw);
+    const report = raw === undefined || raw === null ? undefined : validReport(raw);
+    return report && withoutTurnEnd(report);
   };
 
   const post = (message: unknown): void => {
@@ -109,7 +121,11 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
           : undefined;
       post({
         type: "content.state",
-        report: { ...report, ...(continuationBlock ? { continuationBlock } : {}) },
+        // The brief and the length go with the idle report only, like the block.
+        report: {
+          ...(report.state === "idle" ? report : withoutTurnEnd(report)),
+          ...(continuationBlock ? { continuationBlock } : {}),
+        },
       });
     });
   });

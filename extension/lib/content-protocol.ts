@@ -4,6 +4,7 @@ import { conversationStateSchema } from "../../shared/executor-states.ts";
 import { continuationStatusSchema } from "../../shared/continuation-block.ts";
 import { z } from "zod";
 import { continuationBlockReportSchema } from "../../shared/continuation-block-report.ts";
+import { MAX_HANDOFF_BRIEF_CHARS } from "../../shared/handoff-block.ts";
 
 const text = (max: number) => z.string().max(max);
 const conversationState = conversationStateSchema;
@@ -19,6 +20,13 @@ const stateReportShape = {
   resetAt: z.number().int().positive().optional(),
   /** When the page's evidence for this state appeared (epoch ms): for idle, the page's own end of turn (docs/adapter.md). */
   since: z.number().int().positive().optional(),
+  /**
+   * Only with the idle report that ends a turn (the bridge drops it from any other): the handoff block's text in the
+   * newest answer (docs/adapter.md). Forwarded to the host, never stored by the extension.
+   */
+  handoffBrief: z.string().min(1).max(MAX_HANDOFF_BRIEF_CHARS).optional(),
+  /** Only with the idle report that ends a turn: the conversation's text length (a size for the rollover budget). */
+  visibleChars: z.number().int().nonnegative().optional(),
 };
 
 /** What the page adapter observed: the content of a `conversation.state`, without worker or sequence. */

@@ -19,6 +19,8 @@ import { LivenessLine } from "../ui/liveness-view.tsx";
 import type { UiClient } from "../ui/ui-client.ts";
 import { AdoptPanel, ReleaseButton } from "../ui/adopt-panel.tsx";
 import { ObjectiveLine } from "../ui/objective-line.tsx";
+import { RolloverLine } from "../ui/rollover-line.tsx";
+import { movingSuffix } from "../ui/rollover-words.ts";
 import type { AutoResume } from "../../shared/operations/records.ts";
 import type { WorkerView } from "../../shared/operations/views.ts";
 
@@ -36,7 +38,7 @@ export function Popup(props: PopupProps): JSX.Element {
   const data = summary.data;
   const connected = status?.connection === "connected";
   const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);
-  for (const w of data?.workers ?? []) facts.set(w.id, `${workerName(w)}: ${w.label}`);
+  for (const w of data?.workers ?? []) facts.set(w.id, `${workerName(w)}: ${w.label}${movingSuffix(w)}`);
   return (
     <Root testId="popup">
       <header class="spread">
@@ -118,6 +120,7 @@ function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly Wo
                 {w.path} · last progress {ago(w.lastProgressAt, props.now())}
               </p>
               <LivenessLine worker={w} now={props.now} />
+              <RolloverLine worker={w} />
               <p>{attemptLine(w)}</p>
               {w.wait?.kind === "human" ? <p>Asks: {w.wait.question}</p> : null}
               <WorkerControls
@@ -141,6 +144,7 @@ function Body(props: PopupProps & { autoResume: AutoResume; workers: readonly Wo
             <ObjectiveLine worker={tabWorker} />
             <p class="muted">{tabWorker.path}</p>
             <LivenessLine worker={tabWorker} now={props.now} remedyText={false} />
+            <RolloverLine worker={tabWorker} />
             <p>
               {!autoResume.enabled
                 ? "Auto Resume off (switched off for every worker)"

@@ -1,6 +1,7 @@
 // Shared pieces of every view: the root with its stylesheet, state and connection chips, the connection banner with
-// its fix, buttons that run an operation and show its error, a confirmed destructive button, the worker controls
-// (Pause / a hold's remedy / Continue now / Stop worker) and a polite live region for meaningful changes only.
+// its fix, buttons that run an operation and show its error, a button that asks first, the worker controls
+// (Pause / a hold's remedy / Continue now / Continue in a new conversation / Stop worker) and a polite live region
+// for meaningful changes only.
 import { createContext, type ComponentChildren, type JSX } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { clock, STATE_ICON, stateWords } from "./format.ts";
@@ -8,6 +9,7 @@ import { UI_CSS } from "./styles.ts";
 import type { UiClient } from "./ui-client.ts";
 import type { UiStatus } from "./ui-protocol.ts";
 import { offersContinueNow, PAUSE_REASONS, remedyPlan, type RemedyPlan } from "./remedy.ts";
+import { NEW_CONVERSATION_QUESTION } from "./rollover-words.ts";
 import type { Storage } from "../../shared/operations/records.ts";
 import type { WorkerView } from "../../shared/operations/views.ts";
 import type { ViewCall, ViewCallName, ViewCallParams } from "./view-calls.ts";
@@ -188,13 +190,17 @@ export function ActionButton(props: {
   );
 }
 
-/** A destructive action: the first press asks, the second (focused for the keyboard) does it; Escape cancels. */
+/**
+ * An action that asks first: the first press shows the question in place, the second does it; focus starts on Cancel
+ * and Escape cancels. Destructive by default (red, "■"); `plain` for a weighty but not destructive action.
+ */
 export function ConfirmButton(props: {
   label: string;
   question: string;
   run: () => Promise<string | undefined>;
   testId?: string;
   disabled?: boolean;
+  plain?: boolean;
 }): JSX.Element {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -220,12 +226,12 @@ export function ConfirmButton(props: {
       <button
         ref={openerRef}
         type="button"
-        class="danger"
+        class={props.plain ? undefined : "danger"}
         data-testid={props.testId}
         disabled={props.disabled}
         onClick={open}
       >
-        <span aria-hidden="true">■ </span>
+        {props.plain ? null : <span aria-hidden="true">■ </span>}
         {props.label}…
       </button>
     );
@@ -234,7 +240,7 @@ export function ConfirmButton(props: {
       <span>{props.question}</span>
       <ActionButton
         label={`Yes, ${props.label.toLowerCase()}`}
-        class="danger"
+        class={props.plain ? "primary" : "danger"}
         testId={props.testId ? `${props.testId}-confirm` : undefined}
         run={async () => {
           const e = await props.run();
@@ -268,19 +274,21 @@ export interface AnswerAction {
 /**
  * A worker's controls, driven by its liveness (docs/ui.md, "Liveness and remedies"): Pause, or while paused the
  * pause's remedy (Resume / Continue anyway / Continue now) in the same button; the remedy of any other hold (Release,
- * Open conversation, Answer); Continue now where it makes sense; Stop worker. `Continue now` while the conversation
+ * Open conversation, Answer, and Continue in a new conversation, asked in place first); Continue now where it makes
+ * sense; Continue in a new conversation where the view asks for it; Stop worker. `Continue now` while the conversation
  * is generating queues one turn for after it (docs/continuation-core.md, "Operator semantics"), and says so on the button.
  */
 export function WorkerControls(props: {
   client: UiClient;
   worker: WorkerView;
-  show?: { pause?: boolean; continueNow?: boolean; stop?: boolean };
+  /** Which controls beyond the remedy; Continue in a new conversation is off unless asked for (drill-down, overlay). */
+  show?: { pause?: boolean; continueNow?: boolean; stop?: boolean; newConversation?: boolean };
   /** The overlay may call only its own worker's controls, and is itself the conversation (nothing to open). */
   place?: "page" | "overlay";
   answer?: AnswerAction;
 }): JSX.Element | null {
   const { client, worker: w } = props;
-  const show = { pause: true, continueNow: true, stop: true, ...props.show };
+  const show = { pause: true, continueNow: true, stop: true, newConversation: false, ...props.show };
   if (w.status !== "active") return null;
   const l = w.liveness;
   const overlay = props.place === "overlay";
@@ -306,7 +314,19 @@ export function WorkerControls(props: {
   // Another remedy than the pause's or Continue now's: Release, Open conversation, Answer, Auto Resume on.
   let extra: JSX.Element | null = null;
   if (!paused && plan.kind === "call" && !continueRemedy && !(overlay && plan.call.op === "auto_resume_set"))
-    extra = <ActionButton label={plan.label} testId={plan.testId} run={() => runCall(client, plan.call)} />;
+    extra =
+      plan.confirm === undefined ? (
+        <ActionButton label={plan.label} testId={plan.testId} run={() => runCall(client, plan.call)} />
+      ) : offersNewConversation(w) ? (
+        // Continue in a new conversation (the length limit's remedy): asks in place first.
+        <ConfirmButton
+          plain
+          label={plan.label}
+          question={plan.confirm}
+          testId={plan.testId}
+          run={() => runCall(client, plan.call)}
+        />
+      ) : null;
   if (plan.kind === "open" && !overlay)
     extra = (
       <button
@@ -338,6 +358,9 @@ export function WorkerControls(props: {
           run={() => runCall(client, continueCall)}
         />
       ) : null}
+      {show.newConversation && !(plan.kind === "call" && plan.call.op === "worker_new_conversation") ? (
+        <NewConversationButton client={client} worker={w} />
+      ) : null}
       {show.stop ? (
         <ConfirmButton
           label="Stop worker"
@@ -347,6 +370,29 @@ export function WorkerControls(props: {
         />
       ) : null}
     </div>
+  );
+}
+
+/** Continue in a new conversation is offered for an active worker while no move is under way. */
+export function offersNewConversation(w: Pick<WorkerView, "status" | "rollover">): boolean {
+  return w.status === "active" && (w.rollover ?? null) === null;
+}
+
+/**
+ * The operator's rollover (`worker_new_conversation`, docs/ui.md "Continue in a new conversation"): the first press
+ * says in place what will happen, the second asks the host. Nothing while the worker has ended or a move is under way.
+ */
+export function NewConversationButton(props: { client: UiClient; worker: WorkerView }): JSX.Element | null {
+  const { client, worker: w } = props;
+  if (!offersNewConversation(w)) return null;
+  return (
+    <ConfirmButton
+      plain
+      label="Continue in a new conversation"
+      question={NEW_CONVERSATION_QUESTION}
+      testId="new-conversation"
+      run={() => act(client, "worker_new_conversation", { workerId: w.id })}
+    />
   );
 }
 

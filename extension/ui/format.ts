@@ -1,5 +1,6 @@
 // Words and numbers for the views: state icons (always beside the word, never colour alone), times and durations.
 import type { StateLabel, WorkerView } from "../../shared/operations/views.ts";
+import { rolloverEventWords } from "./rollover-words.ts";
 
 /** The collapsed forms of the state words; the icon is decoration, the word carries the meaning. */
 export const STATE_ICON: Record<StateLabel, string> = {
@@ -63,6 +64,14 @@ export function isUnfinished(w: Pick<WorkerView, "status">): boolean {
 /** Human-readable event types for the trail (the durable event names, in operator words). */
 export function eventWords(type: string): string {
   return type.replace(/[._]/g, " ");
+}
+
+/** One event of the timeline: the type in words, or for a move to a new conversation why and with which brief. */
+export function eventLine(e: {
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}): string {
+  return rolloverEventWords(e.type, e.data) ?? eventWords(e.type);
 }
 
 /** Counts the popup shows: unfinished workers by what they are doing. */

@@ -1,8 +1,9 @@
 // Every remedy of the closed list maps to one thing a view does: an operation (Continue now / Continue anyway clear
-// a pause), opening the conversation, the answer form, or words only.
+// a pause; Continue in a new conversation asks first), opening the conversation, the answer form, or words only.
 import { describe, expect, it } from "vitest";
 import { LIVENESS_REASON_NAMES, livenessOf, type LivenessReason } from "../../shared/liveness.ts";
 import { offersContinueNow, PAUSE_REASONS, remedyPlan } from "./remedy.ts";
+import { NEW_CONVERSATION_QUESTION } from "./rollover-words.ts";
 
 const plan = (reason: LivenessReason) => remedyPlan("w1", livenessOf(reason, 0, { until: 1 }));
 
@@ -75,7 +76,6 @@ describe("remedyPlan", () => {
     expect(plan("question")).toEqual({ kind: "answer", label: "Answer", testId: "answer-remedy" });
     for (const reason of [
       "browser_not_connected",
-      "conversation_too_long",
       "generating",
       "submitted",
       "idle_grace",
@@ -83,6 +83,19 @@ describe("remedyPlan", () => {
       "tab_slot",
     ] as const)
       expect(plan(reason), reason).toEqual({ kind: "text" });
+  });
+
+  it("continues a conversation that is too long in a new one, only after the question is answered", () => {
+    expect(plan("conversation_too_long")).toEqual({
+      kind: "call",
+      label: "Continue in a new conversation",
+      testId: "new-conversation",
+      call: { op: "worker_new_conversation", params: { workerId: "w1" } },
+      confirm: NEW_CONVERSATION_QUESTION,
+    });
+    // No other remedy asks first.
+    for (const reason of LIVENESS_REASON_NAMES.filter((r) => r !== "conversation_too_long"))
+      expect(plan(reason), reason).not.toHaveProperty("confirm");
   });
 
   it("turns Auto Resume on globally for that remedy", () => {

@@ -1,6 +1,7 @@
 // What a liveness remedy button does (shared/liveness.ts REMEDY_ACTIONS → an operation, opening the conversation,
 // the Needs-you answer, or words only), in one pure mapping every view uses (docs/ui.md, "Liveness and remedies").
 import type { Liveness, LivenessReason } from "../../shared/liveness.ts";
+import { NEW_CONVERSATION_QUESTION } from "./rollover-words.ts";
 import type { ViewCall } from "./view-calls.ts";
 
 /** Held reasons that are pauses on the host (`worker.pause`): Continue now must clear the pause to act. */
@@ -16,12 +17,21 @@ export const PAUSE_REASONS: ReadonlySet<LivenessReason> = new Set<LivenessReason
 /** The operations a remedy button calls, with their typed params. */
 export type RemedyCall = Extract<
   ViewCall,
-  { op: "worker_resume" | "worker_continue_now" | "auto_resume_set" }
+  { op: "worker_resume" | "worker_continue_now" | "auto_resume_set" | "worker_new_conversation" }
 >;
 
 export type RemedyPlan =
-  /** A button that calls a host operation (a refusal is shown next to it). */
-  | { readonly kind: "call"; readonly label: string; readonly testId: string; readonly call: RemedyCall }
+  /**
+   * A button that calls a host operation (a refusal is shown next to it); with `confirm`, only after the person has
+   * read that question in place and said yes.
+   */
+  | {
+      readonly kind: "call";
+      readonly label: string;
+      readonly testId: string;
+      readonly call: RemedyCall;
+      readonly confirm?: string;
+    }
   /** Focus the worker's tab, or open its conversation URL. */
   | { readonly kind: "open"; readonly label: string; readonly testId: string }
   /** The Needs-you answer (the dashboard's form). */
@@ -64,15 +74,22 @@ export function remedyPlan(workerId: string, l: Liveness): RemedyPlan {
       return { kind: "open", label: "Open conversation to sign in", testId: "open-conversation" };
     case "answer":
       return { kind: "answer", label: "Answer", testId: "answer-remedy" };
-    case "open_browser":
     case "new_conversation":
+      // The length limit: the work moves on in a new conversation (docs/ui.md, "Continue in a new conversation").
+      return call(
+        "Continue in a new conversation",
+        "new-conversation",
+        { op: "worker_new_conversation", params: { workerId } },
+        NEW_CONVERSATION_QUESTION,
+      );
+    case "open_browser":
     case "none":
       return { kind: "text" };
   }
 }
 
-function call(label: string, testId: string, remedy: RemedyCall): RemedyPlan {
-  return { kind: "call", label, testId, call: remedy };
+function call(label: string, testId: string, remedy: RemedyCall, confirm?: string): RemedyPlan {
+  return { kind: "call", label, testId, call: remedy, ...(confirm === undefined ? {} : { confirm }) };
 }
 
 /** Whether a plain Continue now makes sense next to this remedy (not while an answer, a release or the page is due). */

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_ONLY, write } from "./annotations.ts";
 import { defineContract } from "./contract.ts";
 import { attemptViewSchema } from "./records.ts";
-import { stateLabelSchema, workerViewSchema } from "./views.ts";
+import { conversationLinkSchema, stateLabelSchema, workerViewSchema } from "./views.ts";
 
 const workerId = z.string().min(1).describe("Worker id, as returned by worker_spawn or worker_list");
 const worktree = z
@@ -27,6 +27,8 @@ export const provenanceSchema = z.object({
   run: z.object({ id: z.string(), name: z.string(), status: z.string() }),
   worktrees: z.array(worktreeProvenanceSchema),
   conversation: z.object({ url: z.string().nullable(), state: z.string(), binding: z.string() }),
+  /** Every conversation the worker lived in, oldest first, the current one last (docs/operator-guide.md, "Rollover"). */
+  conversations: z.array(conversationLinkSchema).optional(),
   /** The attempt scheduled, submitted or generating now; null between turns and after the end. */
   activeAttempt: attemptViewSchema.nullable(),
   /** Every attempt, oldest first, with the reason it was started. */

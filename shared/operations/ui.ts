@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_ONLY, write } from "./annotations.ts";
 import { defineContract } from "./contract.ts";
 import { attemptViewSchema, autoResumeSchema, eventViewSchema, storageSchema } from "./records.ts";
-import { runViewSchema, workerViewSchema } from "./views.ts";
+import { conversationLinkSchema, runViewSchema, workerViewSchema } from "./views.ts";
 
 export const UI_SUMMARY = defineContract({
   name: "ui_summary",
@@ -38,6 +38,8 @@ export const UI_WORKER_DETAIL = defineContract({
     worker: workerViewSchema,
     attempts: z.array(attemptViewSchema),
     events: z.array(eventViewSchema.pick({ seq: true, type: true, at: true, data: true })),
+    /** The worker's conversations, oldest first, the current one last (docs/operator-guide.md, "Rollover"). */
+    conversations: z.array(conversationLinkSchema).optional(),
   }),
   annotations: READ_ONLY,
   ui: "pages-and-overlay",

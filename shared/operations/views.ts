@@ -52,6 +52,37 @@ export const pauseSchema = z.object({
   errorCode: z.string().optional(),
 });
 
+/** Why a worker moved to a new conversation. */
+export const rolloverTriggerSchema = z.enum(["length_limit", "size_budget", "operator", "agent"]);
+
+/** A move to a new conversation under way: asking for the brief, or opening the new conversation. */
+export const rolloverViewSchema = z.object({
+  phase: z.enum(["brief_requested", "opening"]),
+  trigger: rolloverTriggerSchema,
+  note: z.string().nullable(),
+  since: z.number(),
+  /** While the brief is asked for: when the host composes one instead. */
+  briefDeadlineAt: z.number().nullable(),
+});
+
+/** One conversation of a worker's chain: where it was, when and why the worker left it, what the brief was. */
+export const conversationLinkSchema = z.object({
+  /** 1 for the first conversation. */
+  index: z.number().int().positive(),
+  url: z.string().nullable(),
+  conversationId: z.string().nullable(),
+  /** When the worker left it (null: the current one). */
+  leftAt: z.number().nullable(),
+  trigger: rolloverTriggerSchema.nullable(),
+  note: z.string().nullable(),
+  turns: z.number().int().nonnegative(),
+  /** Its visible text length when last measured (a size, never text). */
+  visibleChars: z.number().int().nonnegative().nullable(),
+  /** The brief the next conversation started from: its source (agent, page, composed) and size. */
+  brief: z.object({ source: z.enum(["agent", "page", "composed"]), chars: z.number().int() }).nullable(),
+});
+export type ConversationLink = z.infer<typeof conversationLinkSchema>;
+
 export const workerViewSchema = z.object({
   id: z.string(),
   runId: z.string(),
@@ -94,6 +125,13 @@ export const workerViewSchema = z.object({
   worktrees: z.array(z.string()).optional(),
   /** Adopted from an open conversation ("Keep this conversation going"): the popup offers Release. */
   adopted: z.boolean().optional(),
+  /**
+   * The chain of conversations (docs/operator-guide.md, "Rollover"): ids of the current one and of those the worker
+   * moved on from (oldest first), and a move under way, if any.
+   */
+  conversationId: z.string().nullable().optional(),
+  previousConversationIds: z.array(z.string()).optional(),
+  rollover: rolloverViewSchema.nullable().optional(),
 });
 export type WorkerView = z.infer<typeof workerViewSchema>;
 

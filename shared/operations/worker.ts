@@ -5,6 +5,7 @@ import { READ_ONLY, write } from "./annotations.ts";
 import { defineContract } from "./contract.ts";
 import { attemptViewSchema } from "./records.ts";
 import { workerViewSchema } from "./views.ts";
+import { MAX_HANDOFF_BRIEF_CHARS } from "../handoff-block.ts";
 
 const workerId = z.string().min(1).describe("Worker id, as returned by worker_spawn or worker_list");
 const text = (max: number) => z.string().min(1).max(max);
@@ -168,6 +169,39 @@ export const WORKER_CONTINUE_NOW = defineContract({
   ui: "pages-and-overlay",
 });
 
+/** What a rollover request did: started one, gave a pending one its brief, or found one under way already. */
+export const rolloverReply = z.object({
+  rollover: z.enum(["started", "brief_received", "already_under_way"]),
+});
+
+export const WORKER_ROLLOVER = defineContract({
+  name: "worker_rollover",
+  title: "Continue in a new conversation (agent)",
+  description:
+    "Moves the worker to a fresh ChatGPT conversation before this one gets too long or slow: the new conversation is opened where this one was (same GPT or project), its first prompt carries your workerId, the contract and your brief. Keeps the worker's id, run, path, inbox, worktrees and history. The brief is your handoff: done, next steps, decisions, open questions, files touched (at most 8,000 characters); it is not stored, only its size.",
+  input: {
+    workerId,
+    brief: text(MAX_HANDOFF_BRIEF_CHARS).describe(
+      "Handoff for your successor: done, next steps, decisions, open questions, files touched",
+    ),
+    reason: z.string().max(200).optional().describe("Why, in a few words (shown on the timeline)"),
+  },
+  output: workerAnswer.extend(rolloverReply.shape),
+  annotations: write({ destructive: false, idempotent: true }),
+  ui: "none",
+});
+
+export const WORKER_NEW_CONVERSATION = defineContract({
+  name: "worker_new_conversation",
+  title: "Continue in a new conversation",
+  description:
+    "The operator's rollover: asks the worker once for a handoff brief (or composes one from its record when the conversation cannot answer), opens a new conversation where the old one was and continues there; the old conversation stays open, no longer managed.",
+  input: { workerId, reason: z.string().max(200).optional() },
+  output: workerAnswer.extend(rolloverReply.shape),
+  annotations: write({ destructive: false, idempotent: true }),
+  ui: "pages-and-overlay",
+});
+
 export const WORKER_STOP = defineContract({
   name: "worker_stop",
   title: "Stop worker",
@@ -256,6 +290,8 @@ export const WORKER_CONTRACTS = [
   WORKER_PAUSE,
   WORKER_RESUME,
   WORKER_CONTINUE_NOW,
+  WORKER_ROLLOVER,
+  WORKER_NEW_CONVERSATION,
   WORKER_STOP,
   WORKER_FOLLOWUP,
   WORKER_STEER,

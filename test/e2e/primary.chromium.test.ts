@@ -1,13 +1,12 @@
 // The primary scenario (docs/e2e.md) in real Chromium: the production extension and the real native host against the
 // fake chatgpt.com, in both DOM layouts. Attempt 1 ends idle, attempts 2 and 3 follow automatically,
 // worker_complete ends the worker, and no attempt 4 is ever sent.
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Layout } from "../fake-chatgpt/server.ts";
 import { buildExtension, ChromiumE2E } from "./harness.ts";
 import { completingTurn, expectCleanRun, FAST_POLICY, workingTurn } from "./scenario-kit.ts";
 import { sendByHand } from "./zero-setup-kit.ts";
+import { extensionStorage, filesUnder } from "./storage-kit.ts";
 
 let ext: string;
 let e2e: ChromiumE2E;
@@ -57,16 +56,6 @@ describe.each<Layout>(["classic", "composer-2026"])("primary scenario, %s layout
   }, 120_000);
 });
 
-/** Every file under a directory, with its bytes. */
-function filesUnder(dir: string): [string, Buffer][] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => {
-      const file = path.join(e.parentPath, e.name);
-      return [file, readFileSync(file)];
-    });
-}
-
 describe("privacy (docs/privacy.md) after the scenarios", () => {
   it("keeps no answer or typed text, cookie or access token in the host's files or the extension's storage", async () => {
     // A person types in an unmanaged tab: the extension observes it, and must not keep the text.
@@ -86,22 +75,7 @@ describe("privacy (docs/privacy.md) after the scenarios", () => {
       "Looking at the repository.",
       "Finishing up.",
     ];
-    const sw = await e2e.serviceWorker();
-    const storage = await sw.evaluate(async () => {
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const r = indexedDB.open("chatgpt-orchestrator");
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(new Error(String(r.error)));
-      });
-      const out: Record<string, unknown> = {};
-      for (const name of Array.from(db.objectStoreNames))
-        out[name] = await new Promise((resolve) => {
-          const r = db.transaction(name).objectStore(name).getAll();
-          r.onsuccess = () => resolve(r.result);
-        });
-      db.close();
-      return JSON.stringify(out);
-    });
+    const storage = await extensionStorage(e2e);
     expect(storage).toContain("bindings");
     const hostFiles = filesUnder(e2e.home);
     expect(hostFiles.length).toBeGreaterThan(2);

@@ -9,8 +9,10 @@ import { join } from "node:path";
 import ts from "typescript";
 import { selfSignedCert } from "./cert.ts";
 import { ConnectorClient } from "./connector-client.ts";
+import { LENGTH_LIMIT_TEXT, LengthLimit, type LengthLimitSettings } from "./length-limit.ts";
 import { clearsIn, shownLimit, type LimitNotice, type ShownLimit } from "./limit-notice.ts";
 
+export { LENGTH_LIMIT_TEXT, LENGTH_LIMIT_TEXT_OLD, type LengthLimitSettings } from "./length-limit.ts";
 export { formatClock, type LimitNotice } from "./limit-notice.ts";
 
 export type Layout = "classic" | "composer-2026";
@@ -28,6 +30,13 @@ export interface FakeOptions {
   acceptDelayMs?: [number, number];
   /** An aria-live region whose text the page changes this often, as chatgpt.com's do while idle (null: never). */
   liveRegionTickMs?: number | null;
+  /**
+   * A conversation holding this many user turns is at its maximum length: the next message into it, and every one
+   * after, gets the length-limit notice instead of an answer (null: no limit, the default; `setLengthLimit` per test).
+   */
+  maxTurnsPerConversation?: number | null;
+  /** The words of that notice: `LENGTH_LIMIT_TEXT` (the default) or `LENGTH_LIMIT_TEXT_OLD`. */
+  lengthLimitText?: string;
 }
 
 export interface LogEntry {
@@ -133,6 +142,8 @@ export class FakeChatGPT {
   private limit: ShownLimit | null = null;
   /** Counts every change of the notice: open pages poll `/__fake/control` and render it again when it moved. */
   private limitChanges = 0;
+  /** Which conversations are at their maximum length (`maxTurnsPerConversation`, `conversationTooLong`). */
+  private readonly lengthLimit: LengthLimit;
 
   private constructor(
     private readonly server: Server,
@@ -140,6 +151,10 @@ export class FakeChatGPT {
     private readonly options: Required<FakeOptions>,
   ) {
     this.page.layout = options.layout;
+    this.lengthLimit = new LengthLimit({
+      maxTurnsPerConversation: options.maxTurnsPerConversation,
+      text: options.lengthLimitText,
+    });
     this.script = ts.transpileModule(readFileSync(PAGE_SCRIPT, "utf8"), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
     }).outputText;
@@ -154,6 +169,8 @@ export class FakeChatGPT {
       hydrationRemountMs: 700,
       acceptDelayMs: [150, 600],
       liveRegionTickMs: null,
+      maxTurnsPerConversation: null,
+      lengthLimitText: LENGTH_LIMIT_TEXT,
       ...options,
     };
     const holder: { fake?: FakeChatGPT } = {};
@@ -235,6 +252,7 @@ export class FakeChatGPT {
     this.page.signedOut = false;
     this.page.rateLimitOnLoad = false;
     this.assistant = defaultAssistant;
+    this.lengthLimit.reset();
     if (this.limit) {
       this.limit = null;
       this.limitChanges++;
@@ -258,6 +276,26 @@ export class FakeChatGPT {
     this.limit = null;
     this.limitChanges++;
     this.record("server", "limit-cleared");
+  }
+
+  /**
+   * From now on a conversation holding `maxTurnsPerConversation` user turns is at its maximum length (null: no limit):
+   * the next message into it is stored but answered with the length-limit notice (`text`), and so is every later one.
+   * A new chat starts from zero. `reset()` restores the start options.
+   */
+  setLengthLimit(settings: LengthLimitSettings): void {
+    this.lengthLimit.set(settings);
+  }
+
+  /** The conversation is at its maximum length now: its next message, and every later one, gets the notice. */
+  conversationTooLong(conversationId: string): void {
+    this.lengthLimit.markFull(conversationId);
+    this.record("server", "conversation-too-long", { conversationId });
+  }
+
+  /** Messages answered with the length-limit notice (each was stored, none was answered). */
+  tooLongSends(): number {
+    return this.log.filter((e) => e.source === "server" && e.kind === "length-limit").length;
   }
 
   /** Sends a page ignored because a turn was running (a click on Send or Enter; the draft stayed, nothing went out). */
@@ -483,6 +521,10 @@ export class FakeChatGPT {
       return;
     }
     const isNew = !conversation;
+    // At its maximum length (counted before this message): stored like any message, but no answer comes.
+    const tooLong =
+      conversation !== undefined &&
+      this.lengthLimit.reached(conversation.id, conversation.turns.filter((t) => t.role === "user").length);
     conversation ??= { id: randomUUID(), turns: [], live: null, workerId: null, runId: null };
     this.conversations.set(conversation.id, conversation);
     conversation.workerId ??= /workerId "([^"]+)"/.exec(body.text)?.[1] ?? null;
@@ -535,7 +577,8 @@ export class FakeChatGPT {
         assistantMessageId: answer.id,
       });
       try {
-        await this.assistant(turn);
+        if (tooLong) turn.lengthLimit(this.lengthLimit.text);
+        else await this.assistant(turn);
       } catch (e) {
         this.scriptErrors.push(String(e));
         this.record("assistant", "script-failed", { error: String(e) });
@@ -680,6 +723,18 @@ export class AssistantTurn {
   /** ChatGPT's generic failure card with Retry in this answer; the composer stays usable. */
   somethingWentWrong(): void {
     this.fail(SOMETHING_WENT_WRONG, "card");
+  }
+
+  /**
+   * The conversation is at its maximum length: the notice in this turn instead of an answer (the layout's error card,
+   * with its Retry, which sends the message again and gets the notice again). The server calls it, not a script.
+   */
+  lengthLimit(text: string): void {
+    this.fake.record("server", "length-limit", {
+      conversationId: this.conversation.id,
+      head: this.message.text.slice(0, 60),
+    });
+    this.fail(text, "card");
   }
 
   /**

@@ -82,6 +82,8 @@ describe("tools/list", () => {
       "worker_pause",
       "worker_resume",
       "worker_continue_now",
+      "worker_rollover",
+      "worker_new_conversation",
       "worker_stop",
       "worker_followup",
       "worker_continuation_get",
@@ -291,6 +293,8 @@ describe("bad input", () => {
       ["worker_pause", { workerId: UNKNOWN }],
       ["worker_resume", { workerId: UNKNOWN }],
       ["worker_continue_now", { workerId: UNKNOWN }],
+      ["worker_rollover", { workerId: UNKNOWN, brief: "b" }],
+      ["worker_new_conversation", { workerId: UNKNOWN }],
       ["worker_stop", { workerId: UNKNOWN }],
       ["worker_followup", { workerId: UNKNOWN, text: "t" }],
       ["worker_steer", { workerId: UNKNOWN, text: "t" }],
@@ -320,6 +324,8 @@ describe("bad input", () => {
       await expectError("worker_complete", { workerId: child.id }, "WORKER_TERMINAL");
       await expectError("worker_fail", { workerId: child.id, reason: "r" }, "WORKER_TERMINAL");
       await expectError("worker_followup", { workerId: child.id, text: "more" }, "WORKER_TERMINAL");
+      await expectError("worker_rollover", { workerId: child.id, brief: "b" }, "WORKER_TERMINAL");
+      await expectError("worker_new_conversation", { workerId: child.id }, "WORKER_TERMINAL");
     });
     await call(client, "run_stop", { runId, reason: "enough" });
     await expectUnchanged(async () => {

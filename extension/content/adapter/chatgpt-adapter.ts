@@ -1,16 +1,17 @@
 // The ChatGPT page adapter: observes chatgpt.com (both DOM generations) and reports coalesced conversation
 // states, submits prompts exactly once, and answers reconciliation questions. Pure DOM; no transcript leaves it.
 import { parseContinuationBlock } from "../../../shared/continuation-block.ts";
+import { parseHandoffBlock } from "../../../shared/handoff-block.ts";
 import { observePage } from "./observed-scan.ts";
 import { renderedText } from "./page-text.ts";
 import type { PageScan } from "./scan-types.ts";
 import { selectorTable } from "./selectors.ts";
 import { conversationTitle } from "./conversation-title.ts";
 import { selfTestOf } from "./self-test.ts";
-import { StateMachine } from "./state-machine.ts";
+import { StateMachine, type TurnReading } from "./state-machine.ts";
 import { submit as submitOnce } from "./submit.ts";
 import { resolveTiming } from "./timing.ts";
-import { answerRoot, userTurnContains } from "./turn-scan.ts";
+import { answerRoot, conversationTextLength, userTurnContains } from "./turn-scan.ts";
 import type {
   AdapterOptions,
   ChatGptAdapter,
@@ -67,6 +68,7 @@ function sameReport(a: StateReport | undefined, b: StateReport): boolean {
     a.url === b.url &&
     a.continuationStatus === b.continuationStatus &&
     sameBlock(a.block, b.block) &&
+    a.handoffBrief === b.handoffBrief &&
     a.layout === b.layout
   );
 }
@@ -102,12 +104,21 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     }
   };
 
-  /** Only the parsed block is kept; the answer text is read and dropped here. */
-  const statusOf = (scan: PageScan) => (): StateReport["block"] => {
+  /**
+   * The newest answer as the machine reads it when a turn has ended (and again only if that turn changes): its parsed
+   * continuation block and handoff block, and the conversation's length. The answer text is read and dropped here.
+   */
+  const readTurn = (scan: PageScan) => (): TurnReading | undefined => {
     const turn = scan.turns.newestAssistant;
     if (!turn) return undefined;
     const root = answerRoot(turn, table) ?? turn;
-    return parseContinuationBlock(renderedText(root, table.visuallyHidden));
+    const text = renderedText(root, table.visuallyHidden);
+    const handoffBrief = parseHandoffBlock(text);
+    return {
+      block: parseContinuationBlock(text),
+      ...(handoffBrief !== undefined ? { handoffBrief } : {}),
+      visibleChars: conversationTextLength(scan.turns),
+    };
   };
 
   /** What submit reads when the machine has no settled state yet: the page right now, unsettled (never reported). */
@@ -143,7 +154,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   /** `settled`: the machine's state (undefined before the first one); `report`: that, or the page right now. */
   const tick = (): { scan: PageScan; report: StateReport; settled: StateReport | undefined } => {
     const scan = observed.scan();
-    const result = machine.update(scan, opts.now(), statusOf(scan), observed.lastMutationAt);
+    const result = machine.update(scan, opts.now(), readTurn(scan), observed.lastMutationAt);
     if (result.report) emit(result.report);
     if (started) armDeadline(result.nextDeadline);
     return { scan, report: result.report ?? rawReport(scan), settled: result.report };

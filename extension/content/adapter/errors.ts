@@ -111,12 +111,14 @@ const SIGNED_OUT =
 
 /**
  * Page-level notices (dialogs, toasts, visible alerts, banners by the composer): rate limit, usage cap,
- * sign-in and challenge, and a delivery timeout shown as a toast/alert.
+ * sign-in and challenge, the conversation's length limit, and a delivery timeout shown as a toast/alert.
  */
 export function classifyNoticeText(raw: string): PageErrorCode | undefined {
   const text = squash(raw);
   if (text === "" || text.length > 800) return undefined;
   if (DELIVERY_TIMEOUT.test(text)) return "MESSAGE_DELIVERY_TIMEOUT";
+  // The length-limit notice may stand in place of the composer rather than in the newest turn.
+  if (TOO_LONG.test(text)) return "CONVERSATION_TOO_LONG";
   if (RATE_LIMIT.test(text)) return "RATE_LIMITED";
   if (/limit/.test(text) && USAGE_CAP_WHEN.test(text)) return "USAGE_CAP";
   if (HUMAN_CHECK.test(text)) return "HUMAN_VERIFICATION";

@@ -36,6 +36,24 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
     });
   });
 
+  it("the length-limit notice by the composer or as a toast: CONVERSATION_TOO_LONG, no reset time", async () => {
+    const { page, reports } = await setup({ layout });
+    page.addBanner(
+      "usage-cap-banner",
+      "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.",
+    );
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(reports.at(-1)).toMatchObject({ state: "error", errorCode: "CONVERSATION_TOO_LONG" });
+    expect(reports.at(-1)).not.toHaveProperty("resetAt");
+  });
+
+  it("the older length-limit words in a toast: CONVERSATION_TOO_LONG", async () => {
+    const { page, reports } = await setup({ layout });
+    page.addToPortal("toast-error", "The conversation is too long, please start a new one.");
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(reports.at(-1)).toMatchObject({ state: "error", errorCode: "CONVERSATION_TOO_LONG" });
+  });
+
   it("a dialog with a time: RATE_LIMITED with it; a wait counts from when the dialog first showed", async () => {
     const { page, reports, adapter } = await setup({ layout });
     const shownAt = Date.now();

@@ -1,5 +1,5 @@
-// Page-level conditions outside the turns: rate-limit and usage-cap notices (dialogs, toasts, alerts, banners by the
-// composer) and tool approval cards that wait for a person.
+// Page-level conditions outside the turns: rate-limit, usage-cap and length-limit notices (dialogs, toasts, alerts,
+// banners by the composer) and tool approval cards that wait for a person.
 import { closestAny, collapse, queryAll } from "./dom.ts";
 import { classifyNoticeText, LIMIT_CODES, MAX_ERROR_TEXT } from "./errors.ts";
 import { textExcluding } from "./page-text.ts";
@@ -7,7 +7,7 @@ import { DIALOGS, turnOrMessage, type ScanScope } from "./scan-scope.ts";
 import type { ErrorFinding, TurnScan } from "./scan-types.ts";
 import { LABELS } from "./selectors.ts";
 
-const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|요청/i;
+const NOTICE_HINT = /limit|too many|too quickly|wait a few minutes|slow down|maximum length|too long|요청/i;
 
 /** `skipLimits`: look past rate-limit and usage-cap notices (what the page shows besides them). */
 export function noticeError(
@@ -42,6 +42,9 @@ export function noticeError(
       if ((code === "USAGE_CAP" || code === "RATE_LIMITED") && scope.visible(block)) {
         return { code, detail: "banner by the composer", limit: { element: block, text, modal: false } };
       }
+      // "You've reached the maximum length for this conversation…" where the composer was: no limit to wait out.
+      if (code === "CONVERSATION_TOO_LONG" && scope.visible(block))
+        return { code, detail: "banner by the composer" };
     }
   }
   return undefined;

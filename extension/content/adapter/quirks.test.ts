@@ -31,6 +31,8 @@ describe.each(LAYOUTS)("%s layout", (layout) => {
         continuationStatus: status,
         // The parsed block stays in the page; the bridge hashes it before anything leaves (docs/privacy.md).
         block: expect.objectContaining({ status }) as unknown,
+        // The conversation's length (a size): the bridge sends it with idle reports only.
+        visibleChars: expect.any(Number) as unknown,
         layout,
         since: expect.any(Number) as unknown,
       },

@@ -5,7 +5,15 @@ import { LimitTracker } from "./limit-notice.ts";
 import type { ErrorFinding, LimitNotice, PageScan } from "./scan-types.ts";
 import type { ConversationState, Layout, StateReport, Timing } from "./types.ts";
 
-type Observed = NonNullable<StateReport["block"]>;
+/**
+ * What the adapter reads of the newest assistant answer at a turn's end (chatgpt-adapter.ts, `readTurn`): the parsed
+ * continuation block, the handoff block's text if there is one, and the conversation's length. The text is not kept.
+ */
+export interface TurnReading {
+  block: NonNullable<StateReport["block"]>;
+  handoffBrief?: string;
+  visibleChars?: number;
+}
 
 export interface MachineResult {
   /** Undefined until the first state is settled (the initial page needs evidence too). */
@@ -65,7 +73,7 @@ export class StateMachine {
   private layout: Layout = "unknown";
   /** When the page's evidence for the current idle/ready state appeared (reported as `since`). */
   private endedAt: number | undefined;
-  private status: { sig: string; value: Observed | undefined } | undefined;
+  private status: { sig: string; value: TurnReading | undefined } | undefined;
   private lastReport: StateReport | undefined;
   private readonly limits = new LimitTracker();
 
@@ -86,7 +94,7 @@ export class StateMachine {
   update(
     scan: PageScan,
     now: number,
-    statusOf: () => Observed | undefined,
+    readTurn: () => TurnReading | undefined,
     changedAt: number = now,
   ): MachineResult {
     const t = this.timing;
@@ -211,11 +219,11 @@ export class StateMachine {
 
     const result: MachineResult = {};
     if (next !== undefined) {
-      let status: Observed | undefined;
+      let status: TurnReading | undefined;
       if (next === "idle" || next === "ready") {
         // Read only from an assistant turn: a just-sent user turn (before Stop shows) keeps the last status.
         if (scan.turns.newestAssistant && this.status?.sig !== scan.contentSig) {
-          this.status = { sig: scan.contentSig, value: statusOf() };
+          this.status = { sig: scan.contentSig, value: readTurn() };
         }
         status = this.status?.value;
       } else if (next === "generating") {
@@ -355,7 +363,8 @@ export class StateMachine {
     return candidates.length > 0 ? Math.min(...candidates) : undefined;
   }
 
-  private report(state: ConversationState, errorCode?: string, block?: Observed): StateReport {
+  private report(state: ConversationState, errorCode?: string, reading?: TurnReading): StateReport {
+    const block = reading?.block;
     const resetAt = LIMIT_CODES.has(errorCode ?? "") ? this.limits.resetAt(errorCode) : undefined;
     return {
       state,
@@ -368,6 +377,8 @@ export class StateMachine {
         : {}),
       ...(block !== undefined && !("error" in block) ? { continuationStatus: block.status } : {}),
       ...(block !== undefined ? { block } : {}),
+      ...(reading?.handoffBrief !== undefined ? { handoffBrief: reading.handoffBrief } : {}),
+      ...(reading?.visibleChars !== undefined ? { visibleChars: reading.visibleChars } : {}),
       layout: this.layout,
     };
   }

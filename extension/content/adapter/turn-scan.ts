@@ -120,3 +120,13 @@ export function answerRoot(turn: Element, table: SelectorTable): Element | null 
   const roots = queryAll(turn, table.assistantMarkdown);
   return roots[roots.length - 1] ?? null;
 }
+
+/**
+ * The conversation's text length: every turn's text, summed (screen-reader labels included; a size, not a count of
+ * what a person reads exactly). Read once per turn end for the rollover's size budget, never on every scan.
+ */
+export function conversationTextLength(turns: TurnScan): number {
+  let chars = 0;
+  for (const turn of turns.turns) chars += (turn.textContent ?? "").length;
+  return chars;
+}

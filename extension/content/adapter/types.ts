@@ -33,6 +33,13 @@ export interface StateReport {
    * leaves the page as text: the content bridge turns it into a hashed report (shared/continuation-block-report).
    */
   block?: ContinuationBlock | ContinuationBlockError;
+  /**
+   * With idle/ready, like `block`: the text of the handoff block in the newest assistant answer (shared/handoff-block),
+   * when it has one. It leaves the page only with the idle report that ends that turn, and nothing stores it.
+   */
+  handoffBrief?: string;
+  /** With idle/ready: the conversation's text length, all turns, measured when the newest answer was read (a size). */
+  visibleChars?: number;
   layout: Layout;
 }
 

@@ -1,13 +1,16 @@
-// The in-page overlay: a collapsed badge with the worker's state in words, and a drawer with name,
-// state, attempt, resumes, last progress, Auto Resume, Pause / Continue now / Stop worker and recent events.
+// The in-page overlay: a collapsed badge with the worker's state in words, and a drawer with name, state, a move to
+// a new conversation under way, attempt, resumes, last progress, Auto Resume, Pause / Continue now / Continue in a
+// new conversation / Stop worker and recent events.
 // It sits in the top-right corner, away from the composer (bottom centre), and acts on trusted events only.
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Announcer, EventGuard, Root, StateChip, useGuarded, WorkerControls } from "../../ui/components.tsx";
-import { ago, attemptLine, clock, eventWords, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
+import { ago, attemptLine, clock, eventLine, STATE_ICON, stateWords, workerName } from "../../ui/format.ts";
 import { useLive } from "../../ui/live.ts";
 import { LivenessLine } from "../../ui/liveness-view.tsx";
 import { ObjectiveLine } from "../../ui/objective-line.tsx";
+import { RolloverLine } from "../../ui/rollover-line.tsx";
+import { movingSuffix } from "../../ui/rollover-words.ts";
 import type { UiClient } from "../../ui/ui-client.ts";
 import type { StateLabel, WorkerView } from "../../../shared/operations/views.ts";
 
@@ -67,7 +70,9 @@ function OverlayBody(props: OverlayProps): JSX.Element {
     setOpen(false);
     badgeRef.current?.focus();
   });
-  const facts = new Map<string, string>(w ? [["state", `Orchestrator: ${stateWords(w)}`]] : []);
+  const facts = new Map<string, string>(
+    w ? [["state", `Orchestrator: ${stateWords(w)}${movingSuffix(w)}`]] : [],
+  );
   return (
     <Root testId="overlay">
       <div class="orc-overlay" onKeyDown={close}>
@@ -113,6 +118,7 @@ function OverlayBody(props: OverlayProps): JSX.Element {
                 </div>
                 <ObjectiveLine worker={w} />
                 <LivenessLine worker={w} now={props.now} />
+                <RolloverLine worker={w} />
                 <dl class="counts">
                   <dt>Attempt</dt>
                   <dd>{attemptLine(w)}</dd>
@@ -121,12 +127,12 @@ function OverlayBody(props: OverlayProps): JSX.Element {
                   <dt>Auto Resume</dt>
                   <dd>{autoResumes(w) ? "On" : "Off"}</dd>
                 </dl>
-                <WorkerControls client={client} worker={w} place="overlay" />
+                <WorkerControls client={client} worker={w} place="overlay" show={{ newConversation: true }} />
                 <h3>Recent events</h3>
                 <ol data-testid="overlay-events">
                   {(detail.data?.events ?? []).map((e) => (
                     <li key={e.seq}>
-                      {clock(e.at)} {eventWords(e.type)}
+                      {clock(e.at)} {eventLine(e)}
                     </li>
                   ))}
                 </ol>

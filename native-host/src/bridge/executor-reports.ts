@@ -63,6 +63,9 @@ export class ExecutorReports {
           ...(m.continuationBlock ? { continuationBlock: m.continuationBlock } : {}),
           ...(m.resetAt ? { resetAt: m.resetAt } : {}),
           ...(m.since ? { since: m.since } : {}),
+          // Memory only from here on: the core keeps the brief for the rollover and never writes it.
+          ...(m.handoffBrief !== undefined ? { handoffBrief: m.handoffBrief } : {}),
+          ...(m.visibleChars !== undefined ? { visibleChars: m.visibleChars } : {}),
           executorId,
         });
         if (m.state === "generating") faultPoint("generating-applied");

@@ -7,6 +7,7 @@ import { type PromptContext, promptIdFor } from "./prompts/render.ts";
 import { COMMAND_TYPES, commandFor } from "./commands.ts";
 import type { EventType } from "./events.ts";
 import type { Attempt, AttemptReason, AttemptState, Delivery, Intent, PromptKind } from "./model.ts";
+import { noteScheduled, rolloverBrief } from "./rollover.ts";
 
 /** How long the executor has to get a submission done before it must report a failure code instead. */
 export const COMMAND_DEADLINE_MS = 120_000;
@@ -33,7 +34,13 @@ export function scheduleAttempt(ctx: Ctx, w: DraftWorker, plan: AttemptPlan): vo
   const run = ctx.run(w.runId);
   if (!run) throw new Error(`worker ${w.id} refers to missing run ${w.runId}`);
   const [root] = ctx.findWorkers((r) => r.runId === w.runId && r.path === "/root");
-  const prompts: PromptContext = { worker: w, run, ...(root ? { rootWorker: root } : {}) };
+  if (plan.reason === "handoff" || plan.reason === "rollover") noteScheduled(ctx, w, plan.reason, seq);
+  const prompts: PromptContext = {
+    worker: w,
+    run,
+    ...(root ? { rootWorker: root } : {}),
+    ...(w.rollover ? { brief: rolloverBrief(ctx.state, w) } : {}),
+  };
   // The template version is decided here and stored, so the attempt records exactly what was sent.
   const promptId = promptIdFor(
     {

@@ -11,8 +11,11 @@ export const COMMAND_TYPES: Readonly<Record<Delivery, CommandType>> = {
 };
 
 export function commandFor(w: Worker, attempt: Attempt, ctx: PromptContext): ExecutorCommand {
-  // A create goes to the worker's GPT or project page when it has one and no conversation yet.
-  const url = w.conversation.url ?? (attempt.delivery === "create" ? w.startUrl : undefined);
+  // A create goes to the worker's GPT or project page when it has one: the first conversation's, or, moving on, the
+  // page the old conversation was in (never the old conversation itself).
+  const create = attempt.delivery === "create";
+  const url =
+    create && w.rollover ? w.rollover.startUrl : (w.conversation.url ?? (create ? w.startUrl : undefined));
   const prompt: PromptRequest = {
     kind: attempt.promptKind,
     promptId: attempt.promptId,

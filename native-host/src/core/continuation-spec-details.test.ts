@@ -72,6 +72,11 @@ describe("default continuation policy", () => {
       maxAutoTurns: null,
       maxWallTimeMs: null,
       rateLimitBufferMs: 2 * MINUTE,
+      // Conversation rollover (docs/continuation-core.md, "Rollover"): on at the length limit, no size budget.
+      rolloverOnLimit: true,
+      rolloverAfterTurns: null,
+      rolloverAtChars: null,
+      rolloverBriefTimeoutMs: 10 * MINUTE,
     });
     expect(continuationPolicySchema.parse(DEFAULT_CONTINUATION_POLICY)).toEqual(DEFAULT_CONTINUATION_POLICY);
     // A run created without a policy gets exactly these defaults, and its workers inherit them.

@@ -105,6 +105,8 @@ type Step =
       readonly clearPause: boolean;
     }
   | { readonly op: "steer"; readonly w: WorkerId; readonly key: "k1" | "k2" }
+  /** Continue in a new conversation: the operator's (no brief) or the agent's worker_rollover (with one). */
+  | { readonly op: "rollover"; readonly w: WorkerId; readonly by: "operator" | "agent" }
   | {
       readonly op: "message";
       readonly from: WorkerId | "operator";
@@ -146,6 +148,7 @@ const WEIGHTS = {
   resume: [8, 3],
   continueNow: [10, 4],
   steer: [6, 4],
+  rollover: [4, 3],
   followup: [3, 2],
   message: [8, 8],
   read: [1, 1],
@@ -250,6 +253,10 @@ function stepsArb(workers: readonly WorkerId[], profile: "chaos" | "calm"): fc.A
       arbitrary: fc.record({ op: on("steer"), w: worker, key: fc.constantFrom("k1", "k2") }),
     },
     { weight: weight("followup"), arbitrary: fc.record({ op: on("followup"), w: worker }) },
+    {
+      weight: weight("rollover"),
+      arbitrary: fc.record({ op: on("rollover"), w: worker, by: fc.constantFrom("operator", "agent") }),
+    },
     {
       weight: weight("message"),
       arbitrary: fc.record({
@@ -626,6 +633,10 @@ class World {
         return { type: "worker.steer", workerId: step.w, text: `fix ${step.key}`, key: step.key };
       case "followup":
         return { type: "worker.followup", workerId: step.w, text: "also this" };
+      case "rollover":
+        return step.by === "agent"
+          ? { type: "worker.rollover", workerId: step.w, trigger: "agent", brief: "done: x" }
+          : { type: "worker.rollover", workerId: step.w, trigger: "operator" };
       case "message":
         return {
           type: "message.send",
@@ -676,9 +687,11 @@ class World {
   restart(): void {
     const problem = plainJsonProblem(this.state, "state");
     check("inv4 restart: state is plain JSON", problem === undefined, () => problem ?? "");
-    this.shadow = this.state;
+    // Handoff briefs live in memory only (the store never writes them): both runs go on without them.
+    const { briefs: _lost, ...kept } = this.state;
+    this.shadow = kept;
     this.shadowSteps = SHADOW_STEPS;
-    this.state = JSON.parse(JSON.stringify(this.state)) as DomainState;
+    this.state = JSON.parse(JSON.stringify(kept)) as DomainState;
     this.timer = null;
     const commandsBefore = this.totalCommands();
     this.apply({ type: "tick" });
@@ -838,7 +851,10 @@ class World {
     // Invariant 3: steering, or anything while generating, respects the floor; only correction bypasses it.
     // Continue now on a generating conversation queues a resume for after the turn, so it is no
     // exemption for a delivery into the running turn (the stated property exempted manual_resume too).
-    const intoTurn = command.type === "conversation.steer" || t.convo.state === "generating";
+    // A create (a rollover's new conversation) opens another conversation: it never lands in the running turn.
+    const intoTurn =
+      command.type === "conversation.steer" ||
+      (t.convo.state === "generating" && command.type !== "conversation.create");
     if (intoTurn && command.prompt.kind !== "corrective" && t.lastSubmittedAt !== undefined && w1) {
       const run = after.runs[w1.runId];
       const floor = run ? effectivePolicy(run, w1).minContinuationSpacingMs : 0;

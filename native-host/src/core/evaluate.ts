@@ -76,6 +76,13 @@ export function evaluateIntent(
 function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
   const c = w.conversation;
   if (c.binding === "none") return "create";
+  // Moving to a new conversation (docs/continuation-core.md, "Rollover"): the handoff request is an ordinary turn
+  // (below); the move waits for a turn still running in the old one, then opens the new one whatever the old shows.
+  if (w.rollover?.phase === "opening") {
+    // A tab that is gone cannot say whether its turn still runs: nothing more will be sent there, so the move goes on.
+    const busy = c.state === "generating" && (c.binding === "bound" || c.binding === "detached");
+    return busy ? { kind: "hold", why: "conversation_busy" } : "create";
+  }
   // Detached: no tab shows the conversation now, and the browser reopens it for the command (docs/extension.md,
   // "Bindings"); its last observed state still says whether a turn may be sent.
   if ((c.binding !== "bound" && c.binding !== "detached") || c.state === "closed")
@@ -86,8 +93,8 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
       return "send";
     case "generating":
       // Continue now means "after this turn": a steerable wake must not use it up inside the turn,
-      // unless the correction itself is urgent.
-      return intent.allowSteer && (!intent.manual || intent.corrective)
+      // unless the correction itself is urgent. A brief request is never steered into a running turn.
+      return intent.allowSteer && (!intent.manual || intent.corrective) && w.rollover === undefined
         ? "steer"
         : { kind: "hold", why: "conversation_busy" };
     case "error":

@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   "worker.awaiting_human",
   "worker.awaiting_dependency",
   "worker.resumed",
+  "worker.rollover_requested",
+  "worker.rolled_over",
   "worktree.claimed",
   "worktree.released",
   "message.sent",

@@ -52,6 +52,15 @@ export type Input =
       readonly executorId?: string;
     }
   | { readonly type: "worker.progress"; readonly workerId: string; readonly summary?: string }
+  | {
+      /** Move the worker to a new conversation (docs/continuation-core.md, "Rollover"). */
+      readonly type: "worker.rollover";
+      readonly workerId: string;
+      readonly trigger: "operator" | "agent";
+      /** The agent's handoff brief: held in memory only, for the new conversation's first prompt. */
+      readonly brief?: string;
+      readonly reason?: string;
+    }
   | { readonly type: "worker.complete"; readonly workerId: string; readonly summary?: string }
   | { readonly type: "worker.fail"; readonly workerId: string; readonly reason: string }
   | {
@@ -123,6 +132,10 @@ export type Input =
       readonly resetAt?: number;
       /** When the page's evidence for this state appeared (its end of turn, for idle): the idle grace counts from it. */
       readonly since?: number;
+      /** With a turn's end: the handoff block of the newest answer, if it has one (memory only: never stored). */
+      readonly handoffBrief?: string;
+      /** With a turn's end: the conversation's visible text length (a size, for the rollover budget). */
+      readonly visibleChars?: number;
     }
   | {
       readonly type: "binding.changed";

@@ -131,6 +131,9 @@ export function explain(state: DomainState, w: Worker, now: number, env: Livenes
         if (decision.why === "conversation_error") return pageError(w);
         if (decision.why === "conversation_unavailable") return unavailable(w);
         if (decision.why === "manual_policy") return livenessOf("auto_resume_off", intent.createdAt);
+        // A move to a new conversation waits for the old one's running turn: it moves, or its tab is on the way back.
+        if (decision.why === "conversation_busy")
+          return c.binding === "bound" ? livenessOf("generating", c.since) : unavailable(w);
         return undefined;
       case "cancel":
         return undefined;

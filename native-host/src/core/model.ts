@@ -42,6 +42,8 @@ export interface Conversation {
   readonly url?: string;
   /** Last `status:` the agent's continuation-state block reported; shown to people, decides nothing here. */
   readonly reportedStatus?: ContinuationStatus;
+  /** The conversation's visible text length the page last measured at a turn's end (a size budget reads it). */
+  readonly visibleChars?: number;
   /**
    * The executor (one browser profile's extension) holding this conversation: the one that reported it bound or
    * detached, reported its state, adopted it, or was routed its first turn. The bridge sends the worker's commands
@@ -79,14 +81,17 @@ export interface Pause {
   readonly errorCode?: string;
 }
 
-export type AttemptReason = "initial" | "auto_resume" | "manual_resume" | "followup" | "recovery";
+/** `handoff`: the turn asking for a handoff brief; `rollover`: the first prompt of the conversation a worker moved to. */
+export type AttemptReason =
+  "initial" | "auto_resume" | "manual_resume" | "followup" | "recovery" | "handoff" | "rollover";
 export type AttemptState =
   "scheduled" | "submitted" | "generating" | "idle" | "completed" | "blocked" | "failed" | "cancelled";
 
 /** How the executor delivers the turn: open a new chat, send when idle, or steer a generating turn. */
 export type Delivery = "create" | "send" | "steer";
 
-export type PromptKind = "bootstrap" | "resume" | "keepalive" | "followup" | "corrective" | "continue";
+export type PromptKind =
+  "bootstrap" | "resume" | "keepalive" | "followup" | "corrective" | "continue" | "handoff" | "rollover";
 
 /**
  * A durable wish to give the worker another turn. Wake reasons coalesce into one intent,
@@ -250,6 +255,54 @@ export interface Worker {
   readonly turns?: number;
   /** Where the per-worker caps count from: spawn, or the last Continue anyway on a cap. */
   readonly capBase?: { readonly autoResumes: number; readonly at: number };
+  /** A move to a new conversation under way (docs/continuation-core.md, "Rollover"); absent otherwise. */
+  readonly rollover?: Rollover;
+  /** The conversations this worker left, oldest first: its provenance chain (the current one is `conversation`). */
+  readonly pastConversations?: readonly PastConversation[];
+  /** `turns` when the current conversation began: turns in it = turns − this (a size budget counts them). */
+  readonly conversationTurnBase?: number;
+  /** The newest progress summaries (at most 3, each cut): what a composed handoff brief says was done. */
+  readonly recentProgress?: readonly { readonly at: number; readonly summary: string }[];
+}
+
+/** What starts a rollover: the page's length-limit notice, the size budget, the operator, the agent itself. */
+export type RolloverTrigger = "length_limit" | "size_budget" | "operator" | "agent";
+
+/** Where a handoff brief came from: the agent's tool call, its answer on the page, or composed by the host. */
+export type BriefSource = "agent" | "page" | "composed";
+
+export interface Rollover {
+  readonly trigger: RolloverTrigger;
+  /** The reason the agent or operator gave, or the budget that was reached (no transcript text). */
+  readonly note?: string;
+  readonly requestedAt: number;
+  /** `brief_requested`: a handoff turn asks the worker for its brief; `opening`: the new conversation is being opened. */
+  readonly phase: "brief_requested" | "opening";
+  /** Until when the worker may answer the brief request before the host composes the brief (`brief_requested`). */
+  readonly briefDeadlineAt?: number;
+  /** The attempt (its seq) that asked for the brief: its turn's end decides the brief. */
+  readonly briefAttemptSeq?: number;
+  /** Known once the brief is decided (`opening`); the text itself lives only in memory (DomainState.briefs). */
+  readonly briefSource?: BriefSource;
+  readonly briefChars?: number;
+  /** The conversation being left, as it was when the rollover began (the page may report a new chat's URL later). */
+  readonly fromUrl?: string;
+  /** The GPT or project page the new conversation opens on (the worker's start page, or the one its URL was in). */
+  readonly startUrl?: string;
+}
+
+export interface PastConversation {
+  readonly url?: string;
+  /** When the worker moved on from it, and why. */
+  readonly leftAt: number;
+  readonly trigger: RolloverTrigger;
+  readonly note?: string;
+  /** Turns submitted into it. */
+  readonly turns: number;
+  /** Its visible text length when last measured (a size, never text). */
+  readonly visibleChars?: number;
+  readonly briefSource: BriefSource;
+  readonly briefChars: number;
 }
 
 export interface OutputBlockState {
@@ -276,6 +329,11 @@ export interface DomainState {
   readonly unread: Readonly<Record<string, Message>>;
   /** The popup's global Auto Resume switch is Off: no automatic continuation for any worker (explicit turns still go). */
   readonly autoResumeOff?: boolean;
+  /**
+   * Handoff briefs (agent or page text) waiting for their rollover's first prompt, by worker id. In memory only: the
+   * store never writes this field (docs/privacy.md); after a restart the host composes the brief instead.
+   */
+  readonly briefs?: Readonly<Record<string, string>>;
 }
 
 export const EMPTY_STATE: DomainState = { runs: {}, workers: {}, unread: {} };

@@ -114,6 +114,8 @@ describe("page errors are held with their code, and Continue now makes exactly o
   ])("%s: held as %s, and Continue now says why it cannot instead of doing nothing", (code, reason) => {
     const sim = new Simulation();
     sim.start();
+    // Without automatic rollover (docs/continuation-core.md, "Rollover"), a too-long conversation is held too.
+    sim.apply({ type: "worker.set_policy", workerId: "w-1", patch: { rolloverOnLimit: false } });
     sim.observe("w-1", "error", code);
     expect(live(sim)).toMatchObject({ state: "held", reason, needsYou: true });
     const refused = sim.try({ type: "worker.continue_now", workerId: "w-1" });

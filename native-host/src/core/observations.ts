@@ -19,6 +19,7 @@ import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
 import type { BindingState, ConversationState, Intent } from "./model.ts";
 import { policyOf } from "./policy.ts";
+import { CONVERSATION_TOO_LONG, finishRollover, onLengthLimit, onTurnEnded } from "./rollover.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -92,6 +93,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if (input.url !== undefined) c.url = input.url;
   if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
   if (input.continuationBlock?.result === "block") c.reportedStatus = input.continuationBlock.status;
+  if (input.visibleChars !== undefined) c.visibleChars = input.visibleChars;
   // A report comes from a tab that shows the conversation (a reopened or revisited one included).
   if (c.binding !== "bound") {
     c.binding = "bound";
@@ -111,6 +113,8 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if (input.errorCode === undefined) delete c.errorCode;
   else c.errorCode = input.errorCode;
   onState(ctx, w, previous, input.state, input.errorCode, input.continuationBlock, endedAt(ctx, input.since));
+  if (input.state === "idle" || input.state === "ready") onTurnEnded(ctx, w, input.handoffBrief);
+  else if (input.state === "error" && input.errorCode === CONVERSATION_TOO_LONG) onLengthLimit(ctx, w);
   if (input.state === "error" && RATE_LIMIT_CODES.has(input.errorCode ?? "") && w.status === "active") {
     noteRateLimit(
       ctx,
@@ -267,6 +271,12 @@ export function commandResult(ctx: Ctx, input: Of<"command.result">): Rejection 
     });
     settleSteeredTurn(ctx, w, false);
     if (attempt.intent && w.status === "active") restoreIntent(ctx, w, attempt.intent, code);
+    // Refused because the conversation is too long: the remedy is a new conversation, where the policy allows it.
+    if (code === CONVERSATION_TOO_LONG) onLengthLimit(ctx, w);
+    // The move is a different delivery than the refused one (a send refused for the limit, a withdrawn brief
+    // request): that refusal's backoff does not hold it.
+    const moving = code === CONVERSATION_TOO_LONG || attempt.reason === "handoff";
+    if (moving && w.rollover?.phase === "opening" && w.intent) delete w.intent.retry;
     if (RATE_LIMIT_CODES.has(code) && w.status === "active") {
       noteRateLimit(ctx, w, code, undefined, policyOf(ctx, w).rateLimitBufferMs, true);
     }
@@ -339,6 +349,7 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
   w.lastSubmittedAt = ctx.now;
   w.turns = (w.turns ?? 0) + 1;
   if (attempt.reason === "auto_resume") w.autoResumes += 1;
+  if (attempt.reason === "rollover") finishRollover(ctx, w, url);
   if (attempt.reason !== "initial") {
     ctx.emit("execution.resumed", w.runId, w.id, { executionId: attempt.id, reason: attempt.reason });
   }

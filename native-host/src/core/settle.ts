@@ -17,6 +17,7 @@ import {
   type Worker,
 } from "./model.ts";
 import { governingPolicy } from "./policy.ts";
+import { rolloverDeadline, settleRollover } from "./rollover.ts";
 
 /** Tests switch the filter off to check that it never skips a worker settling would have changed. */
 export const settleOptions = { filter: true };
@@ -46,6 +47,7 @@ function mayAct(state: DomainState, run: Run, w: Worker, now: number): boolean {
   if (w.intent) return true;
   if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined;
   if (w.keepaliveAt !== undefined && now >= w.keepaliveAt) return true;
+  if (w.rollover) return true;
   const policy = governingPolicy(state, run, w);
   if (stallClockShouldRun(w, policy) !== w.stall.clockRunning) return true;
   if (w.stall.clockRunning && now >= stallDeadline(w, policy)) return true;
@@ -57,6 +59,7 @@ function mayAct(state: DomainState, run: Run, w: Worker, now: number): boolean {
 function settleWorker(ctx: Ctx, w: DraftWorker): void {
   const run = ctx.run(w.runId);
   if (!run) return;
+  settleRollover(ctx, w);
   if (run.status !== "active" || w.status !== "active") {
     dropIntent(ctx, w, run.status !== "active" ? "run_ended" : "worker_ended");
     w.keepaliveAt = undefined;
@@ -88,9 +91,9 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
       return;
     case "deliver":
       scheduleAttempt(ctx, w, {
-        reason: reasonFor(intent, decision.delivery),
+        reason: reasonFor(w, intent, decision.delivery),
         delivery: decision.delivery,
-        promptKind: promptFor(intent, decision.delivery),
+        promptKind: promptFor(w, intent, decision.delivery),
         intent: isDraft(intent) ? current(intent) : intent,
       });
       return;
@@ -189,7 +192,9 @@ function bootstrapPending(intent: Intent): boolean {
   return intent.reasons.includes("spawn") || intent.reasons.includes(ADOPT_WAKE);
 }
 
-function reasonFor(intent: Intent, delivery: Delivery): AttemptReason {
+function reasonFor(w: Worker, intent: Intent, delivery: Delivery): AttemptReason {
+  const rolling = rolloverTurn(w, delivery);
+  if (rolling) return rolling;
   if (delivery === "create" || bootstrapPending(intent)) return "initial";
   if (intent.manual) return "manual_resume";
   if (intent.texts.length > 0) return "followup";
@@ -200,13 +205,23 @@ function reasonFor(intent: Intent, delivery: Delivery): AttemptReason {
   return "auto_resume";
 }
 
-function promptFor(intent: Intent, delivery: Delivery): PromptKind {
+function promptFor(w: Worker, intent: Intent, delivery: Delivery): PromptKind {
+  const rolling = rolloverTurn(w, delivery);
+  if (rolling) return rolling;
   if (delivery === "create" || bootstrapPending(intent)) return "bootstrap";
   if (intent.corrective) return "corrective";
   if (intent.texts.length > 0) return "followup";
   if (intent.reasons.includes("active_keepalive")) return "keepalive";
   if (intent.afterDeliveryTimeout) return "continue";
   return "resume";
+}
+
+/** A rollover's turn: the request for the brief (a send into the old conversation) or the new one's first prompt. */
+function rolloverTurn(w: Worker, delivery: Delivery): "handoff" | "rollover" | undefined {
+  const phase = w.rollover?.phase;
+  if (phase === "opening" && delivery === "create") return "rollover";
+  if (phase === "brief_requested" && delivery === "send") return "handoff";
+  return undefined;
 }
 
 /** The earliest moment at which a tick could change something; the scheduler arms one timer for it. */
@@ -217,6 +232,7 @@ export function nextDeadline(state: DomainState, now: number): number | null {
     if (!run || run.status !== "active" || w.status !== "active") continue;
     const policy = governingPolicy(state, run, w);
     if (w.keepaliveAt !== undefined) earliest = Math.min(earliest, w.keepaliveAt);
+    earliest = Math.min(earliest, rolloverDeadline(w));
     // Mid-turn the stall decision waits for the turn's end, which is an input, not a deadline.
     if (w.stall.clockRunning && !turnRunning(w)) {
       earliest = Math.min(earliest, stallDeadline(w, policy));

@@ -78,7 +78,13 @@ export class Simulation {
     return this.events.filter((e) => workerId === undefined || e.workerId === workerId).map((e) => e.type);
   }
 
-  observe(workerId: string, state: ConversationState, errorCode?: string): TransitionResult {
+  /** The page reports a state; `extra` carries what a turn's end may add (handoff brief, visible length, URL). */
+  observe(
+    workerId: string,
+    state: ConversationState,
+    errorCode?: string,
+    extra: { handoffBrief?: string; visibleChars?: number; url?: string } = {},
+  ): TransitionResult {
     const seq = (this.seqs.get(workerId) ?? 0) + 1;
     this.seqs.set(workerId, seq);
     return this.apply({
@@ -87,6 +93,7 @@ export class Simulation {
       state,
       seq,
       ...(errorCode ? { errorCode } : {}),
+      ...extra,
     });
   }
 

@@ -25,6 +25,7 @@ import { nextDeadline, settleAll } from "./settle.ts";
 import * as ops from "./worker-lifecycle.ts";
 import { claimWorktree, releaseWorktree } from "./worktrees.ts";
 import { adoptConversation } from "./adopt.ts";
+import { requestRollover } from "./rollover.ts";
 
 export interface TransitionResult {
   readonly state: DomainState;
@@ -50,6 +51,7 @@ const HANDLERS: {
   "worker.claim_worktree": claimWorktree,
   "worker.release_worktree": releaseWorktree,
   "worker.progress": ops.reportProgress,
+  "worker.rollover": requestRollover,
   "worker.complete": ops.complete,
   "worker.fail": ops.fail,
   "worker.await_human": ops.awaitHuman,

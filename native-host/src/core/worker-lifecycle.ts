@@ -17,6 +17,9 @@ type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
 /** Characters of a `worker_progress` summary kept (docs/privacy.md). */
 export const MAX_PROGRESS_SUMMARY = 2_000;
+/** Progress summaries kept on the worker for a composed handoff brief (docs/privacy.md: within the newest 50). */
+const RECENT_PROGRESS_KEPT = 3;
+const RECENT_PROGRESS_CHARS = 600;
 
 const PATH = /^\/root(\/[a-z0-9][a-z0-9._-]*)*$/;
 
@@ -100,6 +103,14 @@ export function reportProgress(ctx: Ctx, input: Of<"worker.progress">): Rejectio
   recordProgress(ctx, w, policyOf(ctx, w), true);
   // The summary is kept (bounded: docs/privacy.md) so the dashboard's timeline can show what the worker reported.
   const summary = input.summary?.slice(0, MAX_PROGRESS_SUMMARY);
+  // The newest few, cut shorter, compose a handoff brief if the worker must move to a new conversation without one.
+  if (summary) {
+    const kept = [
+      ...(w.recentProgress ?? []),
+      { at: ctx.now, summary: summary.slice(0, RECENT_PROGRESS_CHARS) },
+    ];
+    w.recentProgress = kept.slice(-RECENT_PROGRESS_KEPT);
+  }
   ctx.emit("worker.progress", w.runId, w.id, {
     cursor: w.stall.progressCursor,
     ...(summary ? { summary } : {}),
@@ -233,7 +244,8 @@ export function continueNow(ctx: Ctx, input: Of<"worker.continue_now">): Rejecti
         : `the conversation of ${w.path} is not open in any tab: open it in a tab (or stop the worker and keep the conversation going again from its tab)`,
     );
   }
-  if (c.state === "error" && !sendableError(c.errorCode)) {
+  // Moving to a new conversation, the next turn is a create: the old conversation's error does not stand in its way.
+  if (c.state === "error" && !sendableError(c.errorCode) && w.rollover?.phase !== "opening") {
     return reject("CONVERSATION_BLOCKED", `${w.path}: ${blockedRemedy(c.errorCode)}`);
   }
   if (w.wait) {

@@ -203,6 +203,7 @@ export class Engine implements OperationsContext {
           this.timer.arm(effect.at);
           break;
         case "event":
+          if (effect.event.type === "worker.rollover_requested") faultPoint("rollover-requested");
           if (
             effect.event.type === "continuation.warning" ||
             effect.event.type === "continuation.paused_for_stall"

@@ -10,7 +10,8 @@ export type FaultPoint =
   | "result-applied" // 6. the submission is durable, generating not yet observed
   | "generating-applied" // 7. generating is durable, idle not yet observed
   | "idle-applied" // 8. idle is durable, the idle grace is running
-  | "stall-applied"; // 9. a stall warning or pause is durable
+  | "stall-applied" // 9. a stall warning or pause is durable
+  | "rollover-requested"; // 10. a move to a new conversation is durable, its first command not yet sent
 
 const spec = process.env.ORCHESTRATOR_FAULT;
 const [armedPoint, hitText = "1"] = spec ? spec.split(":") : [];

@@ -28,7 +28,9 @@ export const SERVER_INFO = { name: MCP_SERVER_NAME, version: "0.1.0" } as const;
 const INSTRUCTIONS =
   "Durable ChatGPT workers that keep going across turns. Create a run (run_create), spawn workers " +
   "(worker_spawn), report progress (worker_progress) and end them explicitly (worker_complete / worker_fail). " +
-  "Follow changes with events_list / events_wait and pass the returned cursor to the next call.";
+  "Follow changes with events_list / events_wait and pass the returned cursor to the next call. " +
+  "When a worker's conversation grows too long or slow, it continues in a new one with worker_rollover and a " +
+  "handoff brief.";
 
 export interface ToolCalls {
   /** Tool calls in progress (all sessions). */

@@ -162,6 +162,12 @@ describe("operations contract", () => {
     const adopted = await call("conversation_adopt", { conversationUrl: url, objective: "keep going" });
     expect((await call("conversation_adopt", { conversationUrl: url })).existing).toBe(true);
 
+    // The operator's rollover asks the conversation for a brief; the agent's brief then answers that request.
+    expect((await call("worker_new_conversation", { workerId: child.id, reason: "slow" })).rollover).toBe(
+      "started",
+    );
+    await call("worker_rollover", { workerId: child.id, brief: "done: the API; next steps: the docs" });
+
     await call("worker_complete", { workerId: child.id, summary: "done" });
     await call("worker_fail", { workerId: asking.worker!.id, reason: "not needed" });
     await call("worker_stop", { workerId: adopted.worker.id, reason: "released" });

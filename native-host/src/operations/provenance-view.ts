@@ -9,6 +9,7 @@ import { workerLiveness } from "../core/liveness.ts";
 import type { ErrorCode } from "../../../shared/error-codes.ts";
 import type { Immutable } from "../../../shared/operations/index.ts";
 import type { Provenance } from "../../../shared/operations/provenance.ts";
+import { conversationChain } from "./conversation-chain.ts";
 import { attemptView, detachedView, stateLabel, type ViewContext } from "./views.ts";
 
 export type { Provenance } from "../../../shared/operations/provenance.ts";
@@ -39,6 +40,7 @@ export function provenanceOf(
       state: w.conversation.state,
       binding: w.conversation.binding,
     },
+    conversations: conversationChain(w),
     activeAttempt: current && !isEnded(current.state) ? attemptView(current) : null,
     attempts: attempts.map(attemptView),
     autoResumes: w.autoResumes,
@@ -91,14 +93,18 @@ function conversationKey(value: string): string {
   return conversationId(value) ?? value.trim().replace(/\/+$/, "");
 }
 
-/** The worker hosted by a conversation, given its URL or its `/c/<uuid>` id. */
+/**
+ * The worker hosted by a conversation, given its URL or its `/c/<uuid>` id: the one it lives in now, else one that
+ * moved on from it (docs/operator-guide.md, "Rollover"), so an old conversation still leads to its worker.
+ */
 export function byConversation(state: DomainState, raw: string, runId?: string): Lookup {
   const key = conversationKey(raw);
-  const hosted = Object.values(state.workers)
-    .filter((w) => (runId === undefined || w.runId === runId) && w.conversation.url !== undefined)
-    .filter((w) => conversationKey(w.conversation.url!) === key)
-    .sort(preferred);
+  const matches = (url: string | undefined) => url !== undefined && conversationKey(url) === key;
+  const inRun = Object.values(state.workers).filter((w) => runId === undefined || w.runId === runId);
+  const hosted = inRun.filter((w) => matches(w.conversation.url)).sort(preferred);
   if (hosted[0]) return { worker: hosted[0] };
+  const left = inRun.filter((w) => (w.pastConversations ?? []).some((p) => matches(p.url))).sort(preferred);
+  if (left[0]) return { worker: left[0] };
   return { code: "NOT_FOUND", message: `no worker is bound to conversation '${raw.trim()}'` };
 }
 

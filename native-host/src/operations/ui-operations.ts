@@ -1,6 +1,7 @@
 // Reads for the operator UI (popup, dashboard, overlay, toolbar badge; contracts in shared/operations/ui.ts): one call
 // each, in operator words. They are ordinary operations (MCP lists them too), so the UI and MCP see the same state.
 import type { AutoResume } from "../../../shared/operations/records.ts";
+import { conversationChain } from "./conversation-chain.ts";
 import { AUTO_RESUME_SET, UI_SUMMARY, UI_WORKER_DETAIL } from "../../../shared/operations/ui.ts";
 import type { DomainState } from "../core/model.ts";
 import { governingPolicy } from "../core/policy.ts";
@@ -54,6 +55,7 @@ export const uiWorkerDetail = defineOperation(UI_WORKER_DETAIL, (ctx, input) => 
       worker: workerView(ctx.state, w, viewOf(ctx)),
       attempts,
       events: recent.map((e) => ({ seq: e.seq, type: e.type, at: e.at, data: e.data })),
+      conversations: conversationChain(w),
     }),
   );
 });

@@ -11,6 +11,7 @@ import type { Liveness, LivenessReason } from "../../../shared/liveness.ts";
 import { CONNECTED_ENV, type LivenessEnv, workerLiveness } from "../core/liveness.ts";
 import { dispositionOf, effectivePolicy } from "../core/policy.ts";
 import { ownedClaims } from "../core/worktrees.ts";
+import { conversationFields } from "./conversation-chain.ts";
 
 /** What views need besides the state: the time, and the browser facts only the host knows (connected, tab slots). */
 export interface ViewContext {
@@ -106,6 +107,7 @@ export function workerView(
     unreadMessages: w.inboxSeq - w.inboxReadSeq,
     worktrees: ownedClaims(w).map((c) => c.location),
     adopted: w.adoptedAt !== undefined,
+    ...conversationFields(w),
   };
 }
 

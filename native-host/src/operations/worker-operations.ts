@@ -4,6 +4,7 @@ import type { z } from "zod";
 import {
   continueNowReply,
   HUMAN_RESOLVE,
+  rolloverReply,
   steerReply,
   WORKER_AWAIT_DEPENDENCY,
   WORKER_AWAIT_HUMAN,
@@ -15,9 +16,11 @@ import {
   WORKER_FOLLOWUP,
   WORKER_GET,
   WORKER_LIST,
+  WORKER_NEW_CONVERSATION,
   WORKER_PAUSE,
   WORKER_PROGRESS,
   WORKER_RESUME,
+  WORKER_ROLLOVER,
   WORKER_SPAWN,
   WORKER_STEER,
   WORKER_STOP,
@@ -165,6 +168,38 @@ export const workerContinueNow = defineOperation(WORKER_CONTINUE_NOW, (ctx, inpu
   ),
 );
 
+// Rollover (docs/continuation-core.md, "Rollover"): the agent's brief goes to the core, which keeps it in memory only
+// until the new conversation's first prompt carries it; the record keeps its size.
+export const workerRollover = defineOperation(WORKER_ROLLOVER, (ctx, input) =>
+  workerInputWith(
+    ctx,
+    {
+      type: "worker.rollover",
+      workerId: input.workerId,
+      trigger: "agent",
+      brief: input.brief,
+      ...(input.reason ? { reason: input.reason } : {}),
+    },
+    input.workerId,
+    rolloverReply,
+  ),
+);
+
+/** The operator's "Continue in a new conversation": no brief, so the core asks the conversation for one. */
+export const workerNewConversation = defineOperation(WORKER_NEW_CONVERSATION, (ctx, input) =>
+  workerInputWith(
+    ctx,
+    {
+      type: "worker.rollover",
+      workerId: input.workerId,
+      trigger: "operator",
+      ...(input.reason ? { reason: input.reason } : {}),
+    },
+    input.workerId,
+    rolloverReply,
+  ),
+);
+
 export const workerStop = defineOperation(WORKER_STOP, (ctx, input) =>
   workerInput(
     ctx,
@@ -233,6 +268,8 @@ export const WORKER_OPERATIONS = [
   workerPause,
   workerResume,
   workerContinueNow,
+  workerRollover,
+  workerNewConversation,
   workerStop,
   workerFollowup,
   workerSteer,

@@ -83,4 +83,20 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE json_type(data, '$.defaultPolicy.rateLimitBufferMs') IS NULL;
     `,
   },
+  {
+    version: 4,
+    name: "rollover-policy",
+    // Runs stored before conversation rollover get its defaults: roll over at the length limit, no size budget,
+    // 10 min for the handoff brief.
+    sql: `
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.rolloverOnLimit', json('true'))
+        WHERE json_type(data, '$.defaultPolicy.rolloverOnLimit') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.rolloverAfterTurns', json('null'))
+        WHERE json_type(data, '$.defaultPolicy.rolloverAfterTurns') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.rolloverAtChars', json('null'))
+        WHERE json_type(data, '$.defaultPolicy.rolloverAtChars') IS NULL;
+      UPDATE runs SET data = json_set(data, '$.defaultPolicy.rolloverBriefTimeoutMs', 600000)
+        WHERE json_type(data, '$.defaultPolicy.rolloverBriefTimeoutMs') IS NULL;
+    `,
+  },
 ];

@@ -28,6 +28,10 @@ describe("prompt ids", () => {
       "adopt-bootstrap@1",
       "block-resume@1",
       "block-followup@1",
+      "handoff@1",
+      "rollover@1",
+      "block-handoff@1",
+      "block-rollover@1",
     ]);
     expect(new Set(PROMPT_IDS).size).toBe(PROMPT_IDS.length);
     for (const id of PROMPT_IDS) expect(id).toMatch(/^[a-z-]+@[1-9][0-9]*$/);
@@ -283,6 +287,10 @@ describe("shipped templates are frozen", () => {
       "adopt-bootstrap@1": "f5f4accb71a5688e",
       "block-resume@1": "51efda67ea49541f",
       "block-followup@1": "c5749a27464d3365",
+      "handoff@1": "3be413a180ec6e70",
+      "rollover@1": "ea060e56ffbeae59",
+      "block-handoff@1": "c4f2a37c82e015dd",
+      "block-rollover@1": "b7195dd4ee441081",
     });
   });
 });

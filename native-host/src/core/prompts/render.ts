@@ -3,6 +3,7 @@
 import type { PromptRequest } from "../effects.ts";
 import type { DomainState, PromptKind, Worker } from "../model.ts";
 import { effectivePolicy } from "../policy.ts";
+import { rolloverBrief } from "../rollover.ts";
 import { isRoot, laneEvents, ROOT_PATH, TEMPLATES, type PromptContext, type PromptId } from "./templates.ts";
 
 export type { PromptContext, PromptId } from "./templates.ts";
@@ -20,6 +21,8 @@ export const PROMPT_VERSIONS = {
   followup: "followup@1",
   corrective: "corrective@1",
   continue: "continue@1",
+  handoff: "handoff@1",
+  rollover: "rollover@1",
 } as const satisfies Readonly<Record<PromptKind, PromptId>>;
 
 /**
@@ -39,6 +42,8 @@ export const BLOCK_PROMPT_VERSIONS = {
   bootstrap: "adopt-bootstrap@1",
   resume: "block-resume@1",
   followup: "block-followup@1",
+  handoff: "block-handoff@1",
+  rollover: "block-rollover@1",
 } as const satisfies Readonly<Record<string, PromptId>>;
 
 export function promptIdFor(request: PromptRequest, ctx: PromptContext): PromptId {
@@ -48,6 +53,8 @@ export function promptIdFor(request: PromptRequest, ctx: PromptContext): PromptI
   if (effectivePolicy(ctx.run, ctx.worker).completionSignal === "output_block") {
     if (request.kind === "resume" || request.kind === "keepalive") return BLOCK_PROMPT_VERSIONS.resume;
     if (request.kind === "followup") return BLOCK_PROMPT_VERSIONS.followup;
+    if (request.kind === "handoff") return BLOCK_PROMPT_VERSIONS.handoff;
+    if (request.kind === "rollover") return BLOCK_PROMPT_VERSIONS.rollover;
   }
   if (isRoot(ctx.worker) && (request.kind === "resume" || request.kind === "keepalive")) {
     if (laneEvents(request.wakeReasons).length > 0) return ROOT_PROMPT_VERSIONS.wake;
@@ -83,5 +90,10 @@ export function promptContextOf(state: DomainState, worker: Worker): PromptConte
   const run = state.runs[worker.runId];
   if (!run) return undefined;
   const root = Object.values(state.workers).find((r) => r.runId === run.id && r.path === ROOT_PATH);
-  return { worker, run, ...(root ? { rootWorker: root } : {}) };
+  return {
+    worker,
+    run,
+    ...(root ? { rootWorker: root } : {}),
+    ...(worker.rollover ? { brief: rolloverBrief(state, worker) } : {}),
+  };
 }

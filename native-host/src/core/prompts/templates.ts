@@ -1,6 +1,7 @@
 // The versioned prompt templates. A shipped template is never edited: a change is a new id (`resume@2`)
 // added beside the old one, so an attempt's stored prompt id always names the exact text it was sent.
 import { CONTINUATION_BLOCK_LINES } from "../../../../shared/continuation-block.ts";
+import { HANDOFF_BLOCK_LINES } from "../../../../shared/handoff-block.ts";
 import { ADOPTED_OBJECTIVE } from "../adopt.ts";
 import type { PromptRequest } from "../effects.ts";
 import type { AttemptReason, Run, Worker } from "../model.ts";
@@ -16,13 +17,19 @@ export type PromptId =
   | "continue@1"
   | "adopt-bootstrap@1"
   | "block-resume@1"
-  | "block-followup@1";
+  | "block-followup@1"
+  | "handoff@1"
+  | "rollover@1"
+  | "block-handoff@1"
+  | "block-rollover@1";
 
 export interface PromptContext {
   readonly worker: Worker;
   readonly run: Run;
   /** The run's /root worker, so a lane can be told where to report. */
   readonly rootWorker?: Worker;
+  /** While the worker moves to a new conversation: the handoff brief its first prompt carries. */
+  readonly brief?: string;
 }
 
 /** A child lane's event that woke /root, parsed from a wake reason `event:<type>:<path>`. */
@@ -59,6 +66,16 @@ const REASON_WORDS: Readonly<Record<AttemptReason, string>> = {
   manual_resume: "operator request",
   followup: "follow-up",
   recovery: "state recovery",
+  handoff: "handoff before a new conversation",
+  rollover: "continued in a new conversation",
+};
+
+/** Why the worker moves on, in the words its prompts use. */
+const TRIGGER_WORDS: Readonly<Record<string, string>> = {
+  length_limit: "the previous conversation reached ChatGPT's length limit",
+  size_budget: "the previous conversation reached its size budget",
+  operator: "the operator asked for a new conversation",
+  agent: "you (the worker) asked for a new conversation",
 };
 
 const EVENT_WORDS: Readonly<Record<string, string>> = {
@@ -292,6 +309,67 @@ const correctiveV1: Template = (request, ctx) =>
     outputReminder(),
   );
 
+// ---- conversation rollover (docs/prompts.md, "Rollover") ----
+
+function handoffRequest(): string {
+  return [
+    "This conversation is about to be replaced by a new one for the same assignment; the new conversation starts from your brief and nothing else of this one.",
+    "Do not start new work in this response. Write a complete handoff brief for your successor, as this block:",
+    ...HANDOFF_BLOCK_LINES,
+    "Be specific: exact paths, commit ids, commands and the state of anything half done. Put nothing after the END line except the final block asked for below.",
+  ].join("\n");
+}
+
+const handoffV1: Template = (request, ctx) =>
+  paragraphs(
+    `Handoff request. ${identity(ctx)} ${attemptLine(request)}`,
+    handoffRequest(),
+    `If you have the ChatGPT Orchestrator MCP tools, you may instead call worker_rollover with workerId "${ctx.worker.id}" and the same brief.`,
+    outputReminder(),
+  );
+
+const blockHandoffV1: Template = () =>
+  paragraphs(
+    handoffRequest(),
+    `Then end your response with the same final block (${BLOCK_ON_ONE_LINE}), status working.`,
+  );
+
+function rolloverIntro(request: PromptRequest, ctx: PromptContext): string {
+  const moved = (ctx.worker.pastConversations?.length ?? 0) + 1;
+  const why = TRIGGER_WORDS[ctx.worker.rollover?.trigger ?? ""] ?? "the work moved to a new conversation";
+  return `This is conversation ${moved + 1} of this worker: ${why}. Continue the same assignment from the handoff brief below; do not redo work it says is done.`;
+}
+
+const rolloverV1: Template = (request, ctx) =>
+  paragraphs(
+    isRoot(ctx.worker)
+      ? "You are /root, the coordinating worker of an orchestrated run, continuing in a new conversation."
+      : "You are a worker in an orchestrated run, continuing in a new conversation.",
+    `${identity(ctx)} ${attemptLine(request)}`,
+    rolloverIntro(request, ctx),
+    `Assignment:\n${ctx.worker.objective}`,
+    acceptanceList(ctx.worker),
+    verbatim("Handoff brief", [ctx.brief ?? "(none)"]),
+    request.texts.length > 0 && verbatim("Follow-up", request.texts),
+    `Tools: use the ChatGPT Orchestrator MCP tools; pass workerId "${ctx.worker.id}" where asked. Start with worker_get and message_inbox to recover the authoritative state, then continue.`,
+    completionContract(),
+    outputBlock(),
+  );
+
+const blockRolloverV1: Template = (request, ctx) =>
+  paragraphs(
+    `${identity(ctx)} ${rolloverIntro(request, ctx)}`,
+    ctx.worker.objective !== ADOPTED_OBJECTIVE && `Objective:\n${ctx.worker.objective}`,
+    verbatim("Handoff brief", [ctx.brief ?? "(none)"]),
+    request.texts.length > 0 && verbatim("Reply from the person you are working with", request.texts),
+    [
+      "End every response with exactly one block as its final lines, with nothing after it:",
+      ...CONTINUATION_BLOCK_LINES,
+      "working = the overall task is unfinished; complete = all requested work is finished; blocked = further progress genuinely requires input from me. summary = what this response accomplished; current = what is in progress; next = the precise next action.",
+    ].join("\n"),
+    "Then carry on with the task.",
+  );
+
 // ---- zero-setup mode: an adopted conversation without MCP; the block is the only signal ----
 
 /** The block's four labels on one line, for the one-line reminders. */
@@ -334,4 +412,8 @@ export const TEMPLATES: Readonly<Record<PromptId, Template>> = {
   "adopt-bootstrap@1": adoptBootstrapV1,
   "block-resume@1": blockResumeV1,
   "block-followup@1": blockFollowupV1,
+  "handoff@1": handoffV1,
+  "rollover@1": rolloverV1,
+  "block-handoff@1": blockHandoffV1,
+  "block-rollover@1": blockRolloverV1,
 };

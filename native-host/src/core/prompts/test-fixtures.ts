@@ -11,6 +11,8 @@ export const PROMPT_KINDS: readonly PromptKind[] = [
   "followup",
   "corrective",
   "continue",
+  "handoff",
+  "rollover",
 ];
 
 export const RUN: Run = {
