@@ -7,7 +7,7 @@ import type { CliContext } from "./context.ts";
 import { commandLine } from "./context.ts";
 import { ago, type LiveOwner } from "./doctor-backend.ts";
 import type { Check } from "./doctor-check.ts";
-import { readNotifySettings } from "./notify-settings-read.ts";
+import { readNotifySettings } from "../config/notify-settings-read.ts";
 
 /** One channel as the running backend reports it in status.json (no secrets there). */
 type ChannelState = NotificationStatus;

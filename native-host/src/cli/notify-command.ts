@@ -8,7 +8,7 @@ import { testPayload } from "../notify/payload.ts";
 import { UsageError } from "./browsers.ts";
 import type { CliContext } from "./context.ts";
 import { dataDirOf } from "./context.ts";
-import { readNotifySettings } from "./notify-settings-read.ts";
+import { readNotifySettings } from "../config/notify-settings-read.ts";
 
 export interface NotifyTestResult {
   readonly id: string;

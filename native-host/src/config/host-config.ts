@@ -2,13 +2,10 @@
 // notification channels with their secrets (docs/operator-guide.md, "Notifications"); created on first use, mode 0600.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
-import {
-  DEFAULT_NOTIFY_SETTINGS,
-  type NotifySettings,
-  notifySettingsSchema,
-} from "../../../shared/notify-settings.ts";
+import { DEFAULT_NOTIFY_SETTINGS, type NotifySettings } from "../../../shared/notify-settings.ts";
+import { configPath } from "./config-path.ts";
+import { readNotifySettings } from "./notify-settings-read.ts";
 
 export const DEFAULT_MCP_PORT = 8765;
 
@@ -39,9 +36,7 @@ export function newToken(): string {
   return randomBytes(32).toString("hex");
 }
 
-export function configPath(dir: string): string {
-  return join(dir, "config.json");
-}
+export { configPath };
 
 /**
  * Reads config.json, creating it with a fresh token if missing. `ORCHESTRATOR_MCP_PORT` overrides the port
@@ -92,22 +87,17 @@ export function saveHostConfig(dir: string, config: HostConfig): void {
  * that is not JSON, or whose `notifications` do not validate, is a ConfigError naming the file and the field.
  */
 export function loadNotifySettings(dir: string): NotifySettings {
-  const file = configPath(dir);
-  if (!existsSync(file)) return DEFAULT_NOTIFY_SETTINGS;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new ConfigError(`${file} is not valid JSON (${(e as Error).message}); fix or delete it`);
+  const read = readNotifySettings(dir);
+  switch (read.state) {
+    case "none":
+      return DEFAULT_NOTIFY_SETTINGS;
+    case "unreadable":
+      throw new ConfigError(`${read.file} is not valid JSON (${read.error}); fix or delete it`);
+    case "invalid":
+      throw new ConfigError(`${read.file} is invalid: ${read.error} (under "notifications")`);
+    case "ok":
+      return read.settings;
   }
-  const value =
-    typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).notifications : undefined;
-  if (value === undefined) return DEFAULT_NOTIFY_SETTINGS;
-  const parsed = notifySettingsSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new ConfigError(`${file} is invalid: ${z.prettifyError(parsed.error)} (under "notifications")`);
-  }
-  return parsed.data;
 }
 
 /** Replaces the notification settings in config.json, keeping everything else (written whole, mode 0600). */

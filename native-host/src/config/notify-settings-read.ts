@@ -1,9 +1,10 @@
-// Reads the `notifications` key of config.json for the CLI (`notify test`, doctor) without creating or changing the
-// file: the channels with their secrets, which the CLI uses but never prints (docs/operator-guide.md, "Notifications").
+// Reads the `notifications` key of config.json without creating or changing the file, telling apart nothing set up, a
+// file that is not JSON and settings that do not validate: the backend (loadNotifySettings), `notify test` and doctor
+// read it here. The channels carry secrets, which no caller prints (docs/operator-guide.md, "Notifications").
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { type NotifySettings, notifySettingsSchema } from "../../../shared/notify-settings.ts";
-import { configPath } from "../config/host-config.ts";
+import { configPath } from "./config-path.ts";
 
 export type NotifySettingsRead =
   /** No config.json, or no `notifications` in it: nothing configured. */
