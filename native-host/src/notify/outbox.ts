@@ -234,13 +234,15 @@ export class Outbox {
    * to end, so that no open episode can be decided again for want of its row.
    */
   prune(before: number): Promise<void> {
-    return this.store.write((tx) =>
-      tx.run(
-        `DELETE FROM notify_outbox WHERE decided_at < ? AND outcome <> 'pending' ` +
-          `AND (kind NOT IN ${ENDING_KINDS} OR ended_at IS NOT NULL)`,
-        [before],
-      ),
+    const where =
+      `decided_at < ? AND outcome <> 'pending' ` +
+      `AND (kind NOT IN ${ENDING_KINDS} OR ended_at IS NOT NULL)`;
+    // Nothing to forget, nothing written: an idle backend's store (and its journal) stays as it is.
+    const any = this.store.read((q) =>
+      q.get(`SELECT 1 AS x FROM notify_outbox WHERE ${where} LIMIT 1`, [before]),
     );
+    if (!any) return Promise.resolve();
+    return this.store.write((tx) => tx.run(`DELETE FROM notify_outbox WHERE ${where}`, [before]));
   }
 
   /** Every row, for tests and diagnostics. */
