@@ -43,7 +43,8 @@ const hostLayers = {
   core: null, // only core/ and shared/: see below
   config: null, // only config/ and shared/: see below
   store: ["cli", "host", "mcp", "bridge", "engine", "operations"],
-  operations: ["cli", "host", "mcp", "bridge", "engine"],
+  operations: ["cli", "host", "mcp", "bridge", "engine", "notify"],
+  notify: ["cli", "host", "mcp", "bridge", "engine"],
   engine: ["cli", "host", "mcp", "bridge"],
   mcp: ["cli", "host", "bridge"],
   bridge: ["cli", "host", "mcp"],

@@ -74,6 +74,8 @@ export interface View {
   readonly kind: "page" | "overlay";
   /** The overlay's tab. */
   readonly tabId?: number;
+  /** A page's path under the extension's base URL (`extension/options/options.html`), without query or hash. */
+  readonly page?: string;
 }
 
 /** The answer to a view's call. */

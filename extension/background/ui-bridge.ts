@@ -139,7 +139,7 @@ export class UiBridge {
     if (port.name === UI_PORT) {
       const base = api.runtime.getURL("");
       if (sender.id === api.runtime.id && sender.url?.startsWith(base) === true)
-        return { port, kind: "page" };
+        return { port, kind: "page", page: sender.url.slice(base.length).split(/[?#]/)[0] };
       log.warn(`refused a ui port from ${String(sender.url)}`);
       return undefined;
     }

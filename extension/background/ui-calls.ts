@@ -2,8 +2,10 @@
 // handled here; every other call goes to the host if this view may make it (the overlay only for its own worker).
 import type { ErrorCode } from "../../shared/error-codes.ts";
 import { conversationIdOf } from "../lib/chatgpt-url.ts";
+import { NOTIFY_OPS } from "../../shared/notify-settings.ts";
 import {
   adoptRequestSchema,
+  NOTIFY_PAGES,
   OVERLAY_OPERATIONS,
   overlayAdoptRequestSchema,
   PAGE_OPERATIONS,
@@ -23,6 +25,9 @@ const RELEASE_OP = "conversation_release";
 /** `worker_stop` refusals that mean the worker is over already: release still forgets its tab. */
 const ALREADY_ENDED: ReadonlySet<string> = new Set(["WORKER_TERMINAL", "NOT_FOUND"]);
 const OVERLAY_OPS: ReadonlySet<string> = new Set(OVERLAY_OPERATIONS);
+/** The notification channels carry secrets (masked): only the settings page and the dashboard read or change them. */
+const NOTIFY: ReadonlySet<string> = new Set(NOTIFY_OPS);
+const NOTIFY_PAGE_SET: ReadonlySet<string> = new Set(NOTIFY_PAGES);
 
 export interface UiCallsDeps {
   readonly host: UiHostLink;
@@ -134,7 +139,12 @@ export class UiCalls {
     op: string,
     params: Record<string, unknown>,
   ): Promise<string | undefined> {
-    if (view.kind === "page") return PAGE_OPS.has(op) ? undefined : `${op} is not a UI operation`;
+    if (view.kind === "page") {
+      if (!PAGE_OPS.has(op)) return `${op} is not a UI operation`;
+      if (NOTIFY.has(op) && !NOTIFY_PAGE_SET.has(view.page ?? ""))
+        return `${op} is for the settings page and the dashboard only`;
+      return undefined;
+    }
     if (!OVERLAY_OPS.has(op)) return `the overlay may not call ${op}`;
     const own = await this.deps.tabs.workerOfTab(view.tabId);
     if (own === null || params.workerId !== own) return "the overlay controls only its own tab's worker";

@@ -1,8 +1,8 @@
 // The operator dashboard: runs and run controls, Needs-you items to answer, stall warnings with their recovery
-// actions, the worker table, a worker drill-down (attempts and event trail) and diagnostics. Everything is read live
-// from the host; nothing is kept in extension storage.
+// actions, the worker table, a worker drill-down (attempts and event trail; `#worker=<id>` opens it) and diagnostics,
+// and the notification channels' health. Everything is read live from the host; nothing is kept in extension storage.
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { RunView } from "../../shared/operations/views.ts";
 import {
   act,
@@ -18,9 +18,12 @@ import {
 import { stateWords, workerName } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
 import { movingSuffix } from "../ui/rollover-words.ts";
+import { useNotifySettings } from "../ui/notify-read.ts";
 import type { UiClient } from "../ui/ui-client.ts";
 import { Diagnostics } from "./diagnostics.tsx";
 import { NeedsYou, StallWarnings } from "./needs-you.tsx";
+import { NOTIFY_HEALTH_REFRESH_MS, notifyFacts, NotifyHealth } from "./notify-health.tsx";
+import { clearWorkerLink, useWorkerLink } from "./worker-link.ts";
 import { WorkerDrillDown } from "./worker-drill-down.tsx";
 import { WorkerTable } from "./worker-table.tsx";
 
@@ -44,8 +47,14 @@ export function Dashboard(props: DashboardProps): JSX.Element {
   const detail = useLive(client, runId === null ? null : "run_get", { runId: runId ?? "" });
   const [workerId, setWorkerId] = useState<string | null>(null);
   const workers = runId !== null && detail.data?.run.id === runId ? detail.data.workers : [];
+  const linkError = useLinkedWorker(client, connected, (id, run) => {
+    setChosenRun(run);
+    setWorkerId(id);
+  });
+  const notify = useNotifySettings(client, NOTIFY_HEALTH_REFRESH_MS);
   const facts = new Map<string, string>([["connection", `Connection ${connectionWords(status).text}`]]);
   for (const w of workers) facts.set(w.id, `${workerName(w)}: ${stateWords(w)}${movingSuffix(w)}`);
+  for (const [k, v] of notifyFacts(notify.view)) facts.set(k, v);
   return (
     <Root testId="dashboard">
       <header class="spread">
@@ -55,6 +64,8 @@ export function Dashboard(props: DashboardProps): JSX.Element {
       <Announcer facts={facts} />
       <ConnectionBanner client={client} />
       {connected ? <StorageBanner storage={summary.data?.storage} now={props.now()} /> : null}
+      {connected ? <NotifyHealth view={notify.view} now={props.now()} /> : null}
+      {connected && linkError !== undefined ? <p role="alert">{linkError}</p> : null}
       {connected && runs.error ? <p role="alert">Could not list runs: {runs.error.message}</p> : null}
       {connected ? (
         <>
@@ -80,7 +91,10 @@ export function Dashboard(props: DashboardProps): JSX.Element {
                   client={client}
                   workerId={workerId}
                   now={props.now}
-                  close={() => setWorkerId(null)}
+                  close={() => {
+                    setWorkerId(null);
+                    clearWorkerLink();
+                  }}
                 />
               ) : null}
             </>
@@ -90,6 +104,45 @@ export function Dashboard(props: DashboardProps): JSX.Element {
       <Diagnostics client={client} />
     </Root>
   );
+}
+
+/**
+ * Follows the deep link (`#worker=<id>`, on load and on every hash change, once connected): asks the host which run
+ * the worker is in, then `show`s it (its run chosen, its drill-down open) and scrolls to the drill-down. Returns why
+ * the linked worker cannot be shown, if it cannot.
+ */
+function useLinkedWorker(
+  client: UiClient,
+  connected: boolean,
+  show: (workerId: string, runId: string) => void,
+): string | undefined {
+  const link = useWorkerLink();
+  const handled = useRef(-1);
+  const scroll = useRef(false);
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    const workerId = link.workerId;
+    if (!connected || workerId === null || handled.current === link.seq) return;
+    handled.current = link.seq;
+    void client.call("worker_get", { workerId }).then((r) => {
+      if (!r.ok) {
+        setError(`The linked worker ${workerId} cannot be shown: ${r.error.message}`);
+        return;
+      }
+      setError(undefined);
+      scroll.current = true;
+      show(workerId, r.value.worker.runId);
+    });
+  }, [client, connected, link.seq, link.workerId]);
+  useEffect(() => {
+    // After each render until the drill-down is there (its run's workers arrive after the run is chosen).
+    if (!scroll.current) return;
+    const drill = document.querySelector('[data-testid="drill"]');
+    if (drill === null) return;
+    scroll.current = false;
+    drill.scrollIntoView({ block: "start" });
+  });
+  return error;
 }
 
 function RunList(props: {

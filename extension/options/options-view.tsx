@@ -1,10 +1,12 @@
 // Settings / Advanced: configuration only, no runtime operations. Local preferences (overlay, the
 // overlay's "Keep this conversation going" offer, notifications), reopening closed worker tabs, this browser's
-// concurrency limit, the run default continuation policy of active runs, and where the MCP connection details come from.
+// concurrency limit, the run default continuation policy of active runs, the host's notification channels, and where
+// the MCP connection details come from.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { act, ActionButton, ConnectionBanner, ConnectionChip, Root } from "../ui/components.tsx";
 import { McpSettings } from "./mcp-settings.tsx";
+import { NotifySettings } from "./notify-settings.tsx";
 import { ReopenTabsSetting } from "./reopen-tabs-setting.tsx";
 import { duration } from "../ui/format.ts";
 import { useLive } from "../ui/live.ts";
@@ -64,6 +66,7 @@ export function Options(props: { client: UiClient }): JSX.Element {
           ))}
         </section>
       ) : null}
+      <NotifySettings client={client} connected={status?.connection === "connected"} />
       <McpSettings client={client} connected={status?.connection === "connected"} />
     </Root>
   );

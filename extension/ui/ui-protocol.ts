@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { errorSchema } from "../../shared/error-codes.ts";
 import { HOST_SETTINGS_OPS } from "../../shared/host-settings.ts";
+import { NOTIFY_OPS } from "../../shared/notify-settings.ts";
 import { OVERLAY_OPERATION_NAMES, PAGE_OPERATION_NAMES } from "../../shared/operations/index.ts";
 
 /** Port names: extension pages, and the overlay's content-script port (restricted to its tab's worker). */
@@ -12,9 +13,23 @@ export const OVERLAY_PORT = "orchestrator.overlay";
 
 /**
  * Operations an extension page may call (the operator's actions and reads; never a worker's own reports: the contract
- * says which, shared/operations/), and the host's settings, which only the browser's native port answers.
+ * says which, shared/operations/), and the host's settings and notification channels, which only the browser's
+ * native port answers.
  */
-export const PAGE_OPERATIONS: readonly string[] = [...PAGE_OPERATION_NAMES, ...HOST_SETTINGS_OPS];
+export const PAGE_OPERATIONS: readonly string[] = [
+  ...PAGE_OPERATION_NAMES,
+  ...HOST_SETTINGS_OPS,
+  ...NOTIFY_OPS,
+];
+
+/**
+ * The pages (paths under the extension's base URL) that may read, change and test the notification channels: the
+ * settings page shows and edits them, the dashboard shows their health. Not the popup, never the overlay.
+ */
+export const NOTIFY_PAGES: readonly string[] = [
+  "extension/options/options.html",
+  "extension/dashboard/dashboard.html",
+];
 
 /** The overlay may read and control only the worker bound to its own tab. */
 export const OVERLAY_OPERATIONS: readonly string[] = OVERLAY_OPERATION_NAMES;

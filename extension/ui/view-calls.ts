@@ -1,6 +1,7 @@
 // Every call a view (popup, dashboard, settings, overlay) may make through the background, typed from the contracts:
-// host operations (shared/operations/), the host's own settings (shared/host-settings.ts), and the calls the
-// background answers itself (adopt and release a tab's conversation, this browser's tab settings).
+// host operations (shared/operations/), the host's own settings (shared/host-settings.ts) and notification channels
+// (shared/notify-settings.ts), and the calls the background answers itself (adopt and release a tab's conversation,
+// this browser's tab settings).
 import { z } from "zod";
 import {
   HOST_SETTINGS_OP,
@@ -8,6 +9,15 @@ import {
   hostSettingsParamsSchema,
   hostSettingsSchema,
 } from "../../shared/host-settings.ts";
+import {
+  NOTIFY_SETTINGS_OP,
+  NOTIFY_SETTINGS_SET_OP,
+  NOTIFY_TEST_OP,
+  notifySettingsSetParamsSchema,
+  notifySettingsViewSchema,
+  notifyTestParamsSchema,
+  notifyTestResultSchema,
+} from "../../shared/notify-settings.ts";
 import {
   CONTRACTS_BY_NAME,
   type OperationOutput,
@@ -40,6 +50,10 @@ const releaseResultSchema = z.union([
 const EXTRA_CALLS = {
   [HOST_SETTINGS_OP]: { params: hostSettingsParamsSchema, result: hostSettingsSchema },
   [HOST_TOKEN_ROTATE_OP]: { params: z.object({}).strict(), result: hostSettingsSchema },
+  // The notification channels (secrets masked); a change answers the settings as they now are.
+  [NOTIFY_SETTINGS_OP]: { params: z.object({}).strict(), result: notifySettingsViewSchema },
+  [NOTIFY_SETTINGS_SET_OP]: { params: notifySettingsSetParamsSchema, result: notifySettingsViewSchema },
+  [NOTIFY_TEST_OP]: { params: notifyTestParamsSchema, result: notifyTestResultSchema },
   [TAB_SETTINGS_GET_OP]: { params: z.object({}).strict(), result: tabSettingsSchema },
   [TAB_SETTINGS_SET_OP]: { params: tabSettingsSchema, result: tabSettingsSchema },
   // The background names the tab's conversation; the view gives at most an objective and a run to join.

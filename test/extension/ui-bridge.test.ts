@@ -336,6 +336,40 @@ describe("ui bridge: pages", () => {
   });
 });
 
+describe("ui bridge: notification channels", () => {
+  const base = `chrome-extension://${EXTENSION_ID}/extension`;
+  const sentOps = () => w.browser.host.of("ui.request").map((m) => String(m.op));
+
+  it("the settings page and the dashboard reach the host with the notify requests; the popup may not", async () => {
+    const options = pageClient(`${base}/options/options.html`);
+    const dashboard = pageClient(`${base}/dashboard/dashboard.html#worker=w-1`);
+    const popup = pageClient(PAGE_URL);
+    await waitFor(
+      () => [options, dashboard, popup].every((c) => c.status.value?.connection === "connected"),
+      "status",
+    );
+    for (const [client, op, params] of [
+      [options, "notify_settings", {}],
+      [options, "notify_settings_set", { settings: { channels: [] } }],
+      [options, "notify_test", { channelId: "phone" }],
+      [dashboard, "notify_settings", {}],
+    ] as const) {
+      const before = sentOps().length;
+      const r = await client.callRaw(op, params);
+      // Whatever the host answers, the bridge forwarded it (a refusal of its own would be FORBIDDEN, unsent).
+      expect(r.ok || r.error.code !== "FORBIDDEN", `${op}: ${JSON.stringify(r)}`).toBe(true);
+      expect(sentOps().slice(before)).toContain(op);
+    }
+    const notifyOps = () => sentOps().filter((op) => op.startsWith("notify_")).length;
+    const before = notifyOps();
+    for (const op of ["notify_settings", "notify_settings_set", "notify_test"]) {
+      const r = await popup.callRaw(op, op === "notify_test" ? { channelId: "phone" } : {});
+      expect(r).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    }
+    expect(notifyOps()).toBe(before);
+  });
+});
+
 describe("ui bridge: executor settings", () => {
   it("the concurrency limit set from the options page is applied, kept, and shown to every view", async () => {
     const a = pageClient();
@@ -410,6 +444,30 @@ describe("ui bridge: overlay ports", () => {
     const own = await client.callRaw("worker_pause", { workerId });
     expect(own).toMatchObject({ ok: true });
     expect(w.backend.state.workers[workerId]!.pause?.source).toBe("operator");
+  });
+
+  it("may never read, change or test the notification channels", async () => {
+    const { workerId } = await runWithWorker();
+    const client = overlayClient(await boundTab(workerId));
+    await waitFor(() => client.status.value?.tabWorkerId === workerId, "status");
+    // The background's own reads (the badge) go on meanwhile: only the notify requests are counted.
+    const requests = () =>
+      w.browser.host.of("ui.request").filter((m) => String(m.op).startsWith("notify_")).length;
+    for (const [op, params] of [
+      ["notify_settings", {}],
+      ["notify_settings", { workerId }],
+      ["notify_settings_set", { settings: { channels: [] }, workerId }],
+      ["notify_test", { channelId: "phone", workerId }],
+    ] as const) {
+      const r = await client.callRaw(op, params);
+      expect(r, op).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    }
+    expect(requests()).toBe(0); // none reached the host
+    // The same request from the settings page does (so the refusal is the overlay's, not everyone's).
+    const options = pageClient(`chrome-extension://${EXTENSION_ID}/extension/options/options.html`);
+    const read = await options.callRaw("notify_settings", {});
+    expect(read.ok || read.error.code !== "FORBIDDEN").toBe(true);
+    expect(requests()).toBe(1);
   });
 
   it("keeps the active conversation going: adopt binds this tab, the host sends one bootstrap; release forgets it", async () => {

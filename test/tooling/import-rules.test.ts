@@ -22,6 +22,7 @@ const FILES: Record<string, string> = {
   "native-host/src/store/store-types.ts": "export const S = 1;\n",
   "native-host/src/mcp/tools.ts": "export const T = 1;\n",
   "native-host/src/cli/context.ts": "export const C = 1;\n",
+  "native-host/src/host/owner.ts": "export const C = 1;\n",
   "native-host/src/operations/cycle-b.ts": 'import { A } from "./cycle-a.ts";\nexport const B = A + 1;\n',
   "native-host/src/operations/cycle-a.ts": "export const A = 1;\n",
   "extension/popup/popup-view.ts": "export const P = 1;\n",
@@ -71,6 +72,11 @@ describe("import rules (eslint.config.js)", () => {
   it("refuses an upward import inside the host (operations → mcp, host → cli)", async () => {
     const fromOperations = 'import { T } from "../mcp/tools.ts";\nexport const X = T;\n';
     expect(await ruleErrors("native-host/src/operations/views.ts", fromOperations)).toEqual([
+      "import-x/no-restricted-paths",
+    ]);
+    // Notifications sit beside operations, below the host that wires them.
+    const fromNotify = 'import { C } from "../host/owner.ts";\nexport const X = C;\n';
+    expect(await ruleErrors("native-host/src/notify/channels.ts", fromNotify)).toEqual([
       "import-x/no-restricted-paths",
     ]);
     const fromHost = 'import { C } from "../cli/context.ts";\nexport const X = C;\n';

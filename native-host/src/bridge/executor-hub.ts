@@ -13,7 +13,7 @@ import { CommandRouter } from "./command-router.ts";
 import { ExecutorReports } from "./executor-reports.ts";
 import { type Connection, newSession, type Session } from "./session.ts";
 import { DEFAULT_MAX_GENERATING } from "./slot-queue.ts";
-import { type HostSettingsSource, UiRequests } from "./ui-requests.ts";
+import { type HostSettingsSource, type NotifySettingsSource, UiRequests } from "./ui-requests.ts";
 
 export type { Connection } from "./session.ts";
 
@@ -26,6 +26,8 @@ export interface HubOptions {
   readonly onContact?: (executorId: string) => void;
   /** The host's settings for the extension's settings page (`host_settings`, `host_token_rotate`). */
   readonly hostSettings?: HostSettingsSource;
+  /** The notification settings for the settings page (`notify_settings`, `notify_settings_set`, `notify_test`). */
+  readonly notify?: NotifySettingsSource;
 }
 
 export class ExecutorHub implements EffectSink {
@@ -44,6 +46,7 @@ export class ExecutorHub implements EffectSink {
       operations: opts.operations,
       log: opts.log,
       ...(opts.hostSettings ? { hostSettings: opts.hostSettings } : {}),
+      ...(opts.notify ? { notify: opts.notify } : {}),
     });
   }
 

@@ -1,6 +1,6 @@
 // The bridge's answers to `ui.request` (popup, dashboard, overlay, settings page): operations run against the engine
-// as the asking browser, answers too large for one frame sent in pages, the host's settings and MCP token, and a
-// fault answered as an error with its code (docs/host.md).
+// as the asking browser, answers too large for one frame sent in pages, the host's settings and MCP token, the
+// notification settings and their test, and a fault answered as an error with its code (docs/host.md).
 import type { ErrorPayload } from "../../../shared/error-codes.ts";
 import {
   HOST_SETTINGS_OPS,
@@ -8,6 +8,14 @@ import {
   type HostSettings,
   hostSettingsParamsSchema,
 } from "../../../shared/host-settings.ts";
+import {
+  NOTIFY_OPS,
+  NOTIFY_SETTINGS_SET_OP,
+  NOTIFY_TEST_OP,
+  type NotifySettingsView,
+  notifySettingsSetParamsSchema,
+  notifyTestParamsSchema,
+} from "../../../shared/notify-settings.ts";
 import {
   MAX_HOST_MESSAGE_BYTES,
   type ExtensionMessage,
@@ -33,11 +41,22 @@ export interface HostSettingsSource {
   rotateToken(): HostSettings | ErrorPayload;
 }
 
+/** The notification settings for the settings page (`notify_settings`, `notify_settings_set`, `notify_test`). */
+export interface NotifySettingsSource {
+  /** Secrets masked, each channel with its delivery status. */
+  view(): NotifySettingsView;
+  /** The page's settings (masked secrets kept from the stored ones): saved and applied, or why not. */
+  set(settings: unknown): NotifySettingsView | ErrorPayload;
+  /** One test message to the channel now; null for an unknown channel. */
+  test(channelId: string): Promise<{ ok: boolean; detail: string } | null>;
+}
+
 export interface UiRequestOptions {
   readonly engine: OperationsContext;
   readonly operations: ReadonlyMap<string, OperationDef>;
   readonly log: StoreLogger;
   readonly hostSettings?: HostSettingsSource;
+  readonly notify?: NotifySettingsSource;
 }
 
 export class UiRequests {
@@ -45,9 +64,22 @@ export class UiRequests {
 
   async answer(session: Session, m: UiRequest): Promise<void> {
     if (m.cursor !== undefined) return this.nextPage(session, m, m.cursor);
+    const relayed = session.conn.relayed === true;
+    if ((NOTIFY_OPS as readonly string[]).includes(m.op)) {
+      // Not awaited: a test message may wait up to its timeout for a receiver, and the session's reports (handled in
+      // order after this request) must not wait with it.
+      void this.notifyRequest(m.op, m.params, relayed)
+        .then((result) => this.reply(session, m, result))
+        .catch((e: unknown) => this.opts.log.warn(`ui.request ${m.op}: could not answer: ${String(e)}`));
+      return;
+    }
     const result = (HOST_SETTINGS_OPS as readonly string[]).includes(m.op)
-      ? this.settingsRequest(m.op, m.params, session.conn.relayed === true)
+      ? this.settingsRequest(m.op, m.params, relayed)
       : await this.invokeForUi(m.op, m.params, session.executorId);
+    this.reply(session, m, result);
+  }
+
+  private reply(session: Session, m: UiRequest, result: OperationResult): void {
     const response: HostMessage = result.ok
       ? { kind: "ui.response", requestId: m.requestId, ok: true, result: result.value }
       : { kind: "ui.response", requestId: m.requestId, ok: false, error: result.error };
@@ -134,6 +166,17 @@ export class UiRequests {
     }
   }
 
+  private async notifyRequest(op: string, params: unknown, relayed: boolean): Promise<OperationResult> {
+    try {
+      return await answerNotify(this.opts.notify, op, params, relayed);
+    } catch (error) {
+      this.opts.log.warn(
+        `ui.request ${op} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return faultResult(error);
+    }
+  }
+
   /**
    * Answered here, not by an operation: only the browser's own port may read or rotate the MCP token. A relayed
    * session (the IPC socket) sees the settings masked and may not reveal or rotate: FORBIDDEN.
@@ -159,6 +202,49 @@ export class UiRequests {
     if (parsed.data.reveal === true && relayed) return forbidden();
     return ok(source.get(parsed.data.reveal === true));
   }
+}
+
+/**
+ * Answered here, not by an operation: the notification settings hold secrets, so no MCP client reaches them. A
+ * relayed session (a second browser's host) may read them masked, as it may the host's settings, but not change or
+ * test them: FORBIDDEN.
+ */
+async function answerNotify(
+  source: NotifySettingsSource | undefined,
+  op: string,
+  params: unknown,
+  relayed: boolean,
+): Promise<OperationResult> {
+  if (!source) return fail("NOT_FOUND", `${op}: not available here`);
+  if (op === NOTIFY_SETTINGS_SET_OP || op === NOTIFY_TEST_OP) {
+    if (relayed) {
+      return fail(
+        "FORBIDDEN",
+        `${op}: this browser's host relays to the one that owns the data directory, so it cannot change or test ` +
+          "notifications; use the settings of the browser that started first",
+      );
+    }
+    if (op === NOTIFY_SETTINGS_SET_OP) {
+      const parsed = notifySettingsSetParamsSchema.safeParse(params ?? {});
+      if (!parsed.success)
+        return fail("INVALID_INPUT", `${op}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      const saved = source.set(parsed.data.settings);
+      return "code" in saved ? fail(saved.code, saved.message) : ok(saved);
+    }
+    const parsed = notifyTestParamsSchema.safeParse(params ?? {});
+    if (!parsed.success)
+      return fail("INVALID_INPUT", `${op}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    const result = await source.test(parsed.data.channelId);
+    return result ? ok(result) : fail("NOT_FOUND", `${op}: no channel '${parsed.data.channelId}'`);
+  }
+  if (
+    params !== undefined &&
+    params !== null &&
+    !(typeof params === "object" && Object.keys(params).length === 0)
+  ) {
+    return fail("INVALID_INPUT", `${op}: takes no parameters`);
+  }
+  return ok(source.view());
 }
 
 /**

@@ -186,7 +186,8 @@ export function checkExecutor(dataDir: string, owner: LiveOwner | undefined, now
   };
 }
 
-function ago(ms: number): string {
+/** A duration in the words of doctor's messages: `5 min ago`. */
+export function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.round(s / 60)} min ago`;

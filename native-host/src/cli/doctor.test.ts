@@ -123,7 +123,8 @@ describe("orchestrator doctor", () => {
     expect(checks.get("manifest:chrome")?.status).toBe("SKIP");
     expect(checks.get("manifest:librewolf")?.status).toBe("SKIP");
     expect(checks.get("manifest:firefox")?.status).toBe("OK");
-    expect(first.report.summary).toMatchObject({ warn: 0, fail: 1, skip: 4 }); // chrome, librewolf, config, executor
+    // chrome, librewolf, config, executor, notifications
+    expect(first.report.summary).toMatchObject({ warn: 0, fail: 1, skip: 5 });
     expect(code).toBe(1);
 
     await cli.run("install", "--browser", "chromium");
@@ -134,7 +135,7 @@ describe("orchestrator doctor", () => {
     // The text form counts SKIP apart and does not call it a warning.
     expect(await cli.run("doctor")).toBe(0);
     expect(cli.out).toContainEqual(expect.stringMatching(/^SKIP +manifest:chrome +chrome is not installed/));
-    expect(cli.out.at(-1)).toBe("All checks passed (4 skipped: not applicable here).");
+    expect(cli.out.at(-1)).toBe("All checks passed (5 skipped: not applicable here).");
   });
 
   it("fails for a missing --profile-dir manifest: it was asked for by name", async () => {
@@ -169,15 +170,16 @@ describe("orchestrator doctor", () => {
     }
     expect(checks.get("mcp")?.message).toMatch(/^port \d+ is free for the backend \(none is running/);
     expect(checks.get("executor")?.status).toBe("SKIP");
+    expect(checks.get("notifications")?.status).toBe("SKIP");
     expect(checks.has("manifests")).toBe(false);
-    expect(report.summary).toEqual({ ok: 10, warn: 0, fail: 0, skip: 1 });
+    expect(report.summary).toEqual({ ok: 10, warn: 0, fail: 0, skip: 2 });
 
     // The text form: one line per check, status first, and the verdict last.
     expect(await cli.run("doctor")).toBe(0);
     expect(cli.out).toContainEqual(
       expect.stringMatching(/^OK +manifest:chrome +\S+ allows chrome-extension:\/\//),
     );
-    expect(cli.out.at(-1)).toBe("All checks passed (1 skipped: not applicable here).");
+    expect(cli.out.at(-1)).toBe("All checks passed (2 skipped: not applicable here).");
   });
 
   it("prints the documented --json shape", async () => {
@@ -398,6 +400,136 @@ describe("orchestrator doctor", () => {
     expect(checks.get("storage")).toMatchObject({
       status: "OK",
       message: containing(`MiB free on the disk holding ${cli.dataDir}`),
+    });
+  });
+  it("checks the notification channels: none, invalid, and each channel's delivery as the running backend reports it", async () => {
+    cli = testCli();
+    await cli.run("install", "--browser", "firefox");
+    const config = path.join(cli.dataDir, "config.json");
+    const status = path.join(cli.dataDir, "status.json");
+    const secrets = { topic: "orch-k7q2m9x4w8p3z6r1", token: "tk_notprintedanywhere" };
+    const notifications = (channels: unknown[]) => ({
+      port: 8765,
+      token: "ab".repeat(32),
+      notifications: { channels },
+    });
+    const writeNotifications = (value: unknown) =>
+      writeFileSync(config, JSON.stringify(value), { mode: 0o600 });
+    const phone = { id: "phone", name: "My phone", kind: "ntfy", enabled: true, ...secrets };
+    const hook = {
+      id: "hook",
+      name: "Hook",
+      kind: "webhook",
+      enabled: false,
+      url: "https://hooks.example.com/k/abcdef",
+    };
+
+    // No config.json, then one without `notifications`, then an empty list: nothing is configured.
+    let { checks } = await doctorJson();
+    expect(checks.get("notifications")).toMatchObject({
+      status: "SKIP",
+      message: containing("no notification channel"),
+    });
+    writeConfig(await freePort());
+    ({ checks } = await doctorJson());
+    expect(checks.get("notifications")?.status).toBe("SKIP");
+    writeNotifications(notifications([]));
+    ({ checks } = await doctorJson());
+    expect(checks.get("notifications")?.status).toBe("SKIP");
+
+    // Invalid: the field and the rule are named, the secrets given are not.
+    writeNotifications(
+      notifications([{ ...phone, token: undefined, kind: "telegram", botToken: secrets.token }]),
+    );
+    let { code, report } = await doctorJson();
+    expect(report.checks.find((c) => c.name === "notifications")).toMatchObject({
+      status: "FAIL",
+      message: matching(/^"notifications" in .*config\.json is invalid: .*botToken/),
+      fix: containing("Settings → Notifications"),
+    });
+    expect(code).toBe(1);
+    expect(cli.out.join("\n")).not.toContain(secrets.token);
+
+    // Valid, no backend running: the count, and where delivery status shows.
+    writeNotifications(notifications([phone, hook]));
+    ({ code, checks } = await doctorJson());
+    expect(checks.get("notifications")).toMatchObject({
+      status: "OK",
+      message: "2 channel(s) configured, 1 enabled; delivery status shows while the backend runs",
+    });
+    expect(code).toBe(0);
+
+    // A running backend whose last delivery to a channel failed: WARN with the error and the test command.
+    writeFileSync(
+      path.join(cli.dataDir, "owner.json"),
+      JSON.stringify({ pid: process.pid, generation: 1, startedAt: new Date().toISOString() }),
+    );
+    const now = Date.now();
+    const state = (over: object) => ({
+      id: "phone",
+      kind: "ntfy",
+      name: "My phone",
+      enabled: true,
+      lastAttemptAt: now - 60_000,
+      lastDeliveredAt: now - 3 * 3_600_000,
+      lastError: null,
+      pending: 0,
+      ...over,
+    });
+    const hookState = {
+      ...state({}),
+      id: "hook",
+      kind: "webhook",
+      name: "Hook",
+      enabled: false,
+      lastError: "x",
+    };
+    writeFileSync(
+      status,
+      JSON.stringify({
+        pid: process.pid,
+        notifications: [
+          state({ lastError: "the receiver answered HTTP 401: unauthorized", pending: 2 }),
+          hookState,
+        ],
+      }),
+    );
+    ({ code, report } = await doctorJson());
+    expect(report.checks.find((c) => c.name === "notifications")).toEqual({
+      name: "notifications",
+      status: "WARN",
+      message:
+        `My phone (ntfy): failing (last attempt ${new Date(now - 60_000).toISOString()} (1 min ago), ` +
+        `last delivered ${new Date(now - 3 * 3_600_000).toISOString()} (3 h ago), 2 waiting): ` +
+        "the receiver answered HTTP 401: unauthorized",
+      fix: containing("npx orchestrator notify test --channel phone (sends one now"),
+    });
+    // (The exit code is 1 here for the mcp check: this test process stands for the backend and serves no MCP.)
+    expect(report.checks.filter((c) => c.status === "FAIL").map((c) => c.name)).toEqual(["mcp"]);
+    await cli.run("doctor");
+    expect(cli.out).toContainEqual(matching(/^WARN +notifications +My phone \(ntfy\): failing/));
+    for (const secret of Object.values(secrets)) expect(cli.out.join("\n")).not.toContain(secret);
+
+    // Delivered since: OK, each channel with its last delivery (a disabled one's old error is no concern).
+    writeFileSync(
+      status,
+      JSON.stringify({
+        pid: process.pid,
+        notifications: [state({ lastDeliveredAt: now - 5_000 }), hookState],
+      }),
+    );
+    ({ checks } = await doctorJson());
+    expect(checks.get("notifications")).toMatchObject({
+      status: "OK",
+      message: `My phone (ntfy): last delivered ${new Date(now - 5_000).toISOString()} (5 s ago); Hook (webhook): disabled`,
+    });
+
+    // A status.json of a backend that reports no channels yet (an older one).
+    writeFileSync(status, JSON.stringify({ pid: process.pid }));
+    ({ checks } = await doctorJson());
+    expect(checks.get("notifications")).toMatchObject({
+      status: "OK",
+      message: containing("this backend reports no delivery status"),
     });
   });
 });

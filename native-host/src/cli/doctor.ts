@@ -1,6 +1,7 @@
 // `orchestrator doctor`: one line per check (OK / SKIP / WARN / FAIL) with the fix, or `--json` for scripts; exit
 // code 1 if anything FAILs. The checks of this machine's setup live here; doctor-manifests.ts checks the browsers'
-// native host manifests, doctor-backend.ts the backend's files (owner, executor, storage), doctor-mcp.ts the MCP port.
+// native host manifests, doctor-backend.ts the backend's files (owner, executor, storage), doctor-mcp.ts the MCP port,
+// doctor-notifications.ts the notification channels.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { resolveTargets } from "./browsers.ts";
 import { readConfig } from "./connector.ts";
@@ -12,6 +13,7 @@ import type { Check, DoctorOptions, DoctorReport } from "./doctor-check.ts";
 import { summarize } from "./doctor-check.ts";
 import { checkManifest, installCommand } from "./doctor-manifests.ts";
 import { checkMcp } from "./doctor-mcp.ts";
+import { checkNotifications } from "./doctor-notifications.ts";
 
 export type { Check, CheckStatus, DoctorOptions, DoctorReport, DoctorSummary } from "./doctor-check.ts";
 
@@ -64,6 +66,7 @@ export async function doctor(ctx: CliContext, options: DoctorOptions): Promise<C
   checks.push(await checkMcp(ctx, dataDir, owner.owner, options.probeTimeoutMs ?? 2_000));
   checks.push(checkExecutor(dataDir, owner.owner, options.now ?? Date.now));
   checks.push(checkStorage(dataDir, owner.owner !== undefined));
+  checks.push(checkNotifications(ctx, dataDir, owner.owner, options.now ?? Date.now));
   return checks;
 }
 

@@ -20,11 +20,12 @@ describe("orchestrator dispatch", () => {
       "mcp",
       "connector",
       "doctor",
+      "notify",
       "native-host",
     ]) {
       expect(usage).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     }
-    for (const name of ["install", "uninstall", "connector", "doctor", "start"]) {
+    for (const name of ["install", "uninstall", "connector", "doctor", "notify", "start"]) {
       expect(usage).not.toMatch(new RegExp(`^  ${name} +.*not yet available`, "m"));
     }
   });

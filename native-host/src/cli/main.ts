@@ -72,6 +72,11 @@ const COMMANDS: Record<string, Command> = {
     usage: `orchestrator doctor [${BROWSER_OPTION}] [--extension-id ID]... [--profile-dir DIR] [--json]`,
     run: lazy("runDoctor"),
   },
+  notify: {
+    summary: "send a test notification to the configured channels (ntfy, Telegram, webhook)",
+    usage: "orchestrator notify test [--channel ID] [--json]",
+    run: async (args, ctx) => (await import("./notify-command.ts")).runNotifyCommand(args, ctx),
+  },
   repair: {
     summary: "open a data directory missing acknowledged transactions, recording the loss",
     usage: "orchestrator repair --accept-loss [--yes]",

@@ -3,10 +3,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configPath } from "../config/host-config.ts";
-import { STATUS_FILE, type HostStatus, type RunSummary, type WorkerSummary } from "../host/status-file.ts";
+import {
+  STATUS_FILE,
+  type HostStatus,
+  type NotificationStatus,
+  type RunSummary,
+  type WorkerSummary,
+} from "../host/status-file.ts";
 import { readOwnerInfo } from "../store/owner-lock.ts";
 import type { CliContext } from "./context.ts";
 import { commandLine, dataDirOf } from "./context.ts";
+import { ago } from "./doctor-backend.ts";
 import { isPidAlive } from "./process-alive.ts";
 
 export interface StatusReport {
@@ -19,6 +26,8 @@ export interface StatusReport {
   /** Active runs and their workers; null when no backend runs (the store is only read by its owner). */
   readonly runs: readonly RunSummary[] | null;
   readonly workers: readonly WorkerSummary[] | null;
+  /** Each notification channel's last delivery (no secrets); null when no backend runs or it reports none. */
+  readonly notifications: readonly NotificationStatus[] | null;
 }
 
 export function readStatusReport(ctx: CliContext): StatusReport {
@@ -40,6 +49,7 @@ export function readStatusReport(ctx: CliContext): StatusReport {
     lastExecutorContactAt: status?.lastExecutorContactAt ?? null,
     runs: current?.runs ?? null,
     workers: current?.workers ?? null,
+    notifications: current?.notifications ?? null,
   };
 }
 
@@ -68,6 +78,7 @@ export function formatStatus(report: StatusReport, ctx: CliContext): string[] {
     `MCP: ${report.mcpUrl ?? (report.mcpError ? mcpErrorLine(report.mcpError, report.dataDir) : "not running")}`,
   );
   lines.push(`Executors connected: ${report.executors.length ? report.executors.join(", ") : "none"}`);
+  lines.push(...notificationLines(report.notifications, Date.now()));
   if (report.runs === null || report.workers === null) {
     lines.push("Runs and workers: not reported by this backend (restart it to update)");
     return lines;
@@ -86,4 +97,20 @@ export function formatStatus(report: StatusReport, ctx: CliContext): string[] {
     }
   }
   return lines;
+}
+
+/** One line per notification channel the backend delivers to (docs/operator-guide.md, "Notifications"). */
+function notificationLines(channels: readonly NotificationStatus[] | null, now: number): string[] {
+  const on = (channels ?? []).filter((c) => c.enabled);
+  if (on.length === 0) return [];
+  return [
+    "Notifications:",
+    ...on.map((c) => {
+      const waiting = c.pending > 0 ? `, ${c.pending} waiting` : "";
+      if (c.lastError !== null) return `  ${c.name} (${c.kind}): failing${waiting}: ${c.lastError}`;
+      const last =
+        c.lastDeliveredAt !== null ? `last delivered ${ago(now - c.lastDeliveredAt)}` : "nothing sent yet";
+      return `  ${c.name} (${c.kind}): ${last}${waiting}`;
+    }),
+  ];
 }

@@ -1,9 +1,11 @@
-// config.json in the data directory (docs/host.md, "Files in the data directory"): MCP port and token, created on
-// first use with mode 0600.
+// config.json in the data directory (docs/host.md, "Files in the data directory"): MCP port and token, and the
+// notification channels with their secrets (docs/operator-guide.md, "Notifications"); created on first use, mode 0600.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
+import { DEFAULT_NOTIFY_SETTINGS, type NotifySettings } from "../../../shared/notify-settings.ts";
+import { configPath } from "./config-path.ts";
+import { readNotifySettings } from "./notify-settings-read.ts";
 
 export const DEFAULT_MCP_PORT = 8765;
 
@@ -15,6 +17,11 @@ export const hostConfigSchema = z
     token: z.string().regex(/^[0-9a-f]{64}$/),
     /** Executor concurrency: how many managed tabs may generate at once. */
     maxGeneratingTabs: z.number().int().min(1).max(20).default(3),
+    /**
+     * Notification channels (their secrets are why the file is owner-only), kinds and quiet hours: validated on their
+     * own (loadNotifySettings), so a mistake there turns notifications off with a warning, never the backend.
+     */
+    notifications: z.unknown().optional(),
   })
   .passthrough();
 
@@ -29,9 +36,7 @@ export function newToken(): string {
   return randomBytes(32).toString("hex");
 }
 
-export function configPath(dir: string): string {
-  return join(dir, "config.json");
-}
+export { configPath };
 
 /**
  * Reads config.json, creating it with a fresh token if missing. `ORCHESTRATOR_MCP_PORT` overrides the port
@@ -75,4 +80,27 @@ export function saveHostConfig(dir: string, config: HostConfig): void {
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, file);
+}
+
+/**
+ * The notification settings in config.json (defaults when the file or the key is absent; nothing is created). A file
+ * that is not JSON, or whose `notifications` do not validate, is a ConfigError naming the file and the field.
+ */
+export function loadNotifySettings(dir: string): NotifySettings {
+  const read = readNotifySettings(dir);
+  switch (read.state) {
+    case "none":
+      return DEFAULT_NOTIFY_SETTINGS;
+    case "unreadable":
+      throw new ConfigError(`${read.file} is not valid JSON (${read.error}); fix or delete it`);
+    case "invalid":
+      throw new ConfigError(`${read.file} is invalid: ${read.error} (under "notifications")`);
+    case "ok":
+      return read.settings;
+  }
+}
+
+/** Replaces the notification settings in config.json, keeping everything else (written whole, mode 0600). */
+export function saveNotifySettings(dir: string, settings: NotifySettings): void {
+  saveHostConfig(dir, { ...loadHostConfig(dir, {}), notifications: settings });
 }

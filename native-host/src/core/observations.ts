@@ -19,7 +19,13 @@ import type { Input } from "./inputs.ts";
 import { addWake, withdrawWake } from "./intents.ts";
 import type { BindingState, ConversationState, Intent } from "./model.ts";
 import { policyOf } from "./policy.ts";
-import { CONVERSATION_TOO_LONG, finishRollover, onLengthLimit, onTurnEnded } from "./rollover.ts";
+import {
+  CONVERSATION_TOO_LONG,
+  finishRollover,
+  onLengthLimit,
+  onTurnEnded,
+  trackLeftConversation,
+} from "./rollover.ts";
 
 type Of<T extends Input["type"]> = Extract<Input, { type: T }>;
 
@@ -91,6 +97,7 @@ export function observeConversation(ctx: Ctx, input: Of<"conversation.observed">
   if (w.current?.state !== "scheduled" || input.state === "generating") noteExecutor(w, input.executorId);
   c.observedSeq = input.seq;
   if (input.url !== undefined) c.url = input.url;
+  trackLeftConversation(w);
   if (input.continuationStatus !== undefined) c.reportedStatus = input.continuationStatus;
   if (input.continuationBlock?.result === "block") c.reportedStatus = input.continuationBlock.status;
   if (input.visibleChars !== undefined) c.visibleChars = input.visibleChars;
@@ -228,6 +235,7 @@ export function changeBinding(ctx: Ctx, input: Of<"binding.changed">): Rejection
   const c = w.conversation;
   if (holds(input.binding)) noteHolder(w, input.executorId);
   if (input.url !== undefined) c.url = input.url;
+  trackLeftConversation(w);
   if (c.binding === input.binding) return;
   c.binding = input.binding;
   c.changes += 1;
@@ -335,6 +343,7 @@ export function onSubmitted(ctx: Ctx, w: DraftWorker, url: string | undefined): 
   if (!attempt) return;
   const c = w.conversation;
   if (url !== undefined) c.url = url;
+  trackLeftConversation(w);
   if (c.binding !== "bound") {
     c.binding = "bound";
     c.changes += 1;

@@ -218,6 +218,22 @@ describe("asking for the brief", () => {
     expect(last(sim).rendered.text).toContain("you (the worker) asked for a new conversation");
   });
 
+  it("asked for before the first turn's page showed its /c/ URL: the conversation left is the one the page showed", () => {
+    const sim = new Simulation();
+    sim.spawn({ policy: { idleGraceMs: 3 * SECOND } });
+    submit(sim, "https://chatgpt.com/"); // the new chat's page, before it moved to /c/<id>
+    sim.observe("w-1", "generating");
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "done: x" });
+    sim.observe("w-1", "idle", undefined, { url: OLD_URL });
+    sim.advance(3 * SECOND);
+    expect(last(sim).type).toBe("conversation.create");
+    // The new tab's own reports before the submission change nothing about the conversation left.
+    sim.observe("w-1", "ready", undefined, { url: "https://chatgpt.com/" });
+    submit(sim, NEW_URL);
+    expect(sim.worker("w-1").pastConversations).toEqual([expect.objectContaining({ url: OLD_URL })]);
+    expect(rolledOver(sim)[0]!.data).toMatchObject({ from: OLD_URL, to: NEW_URL });
+  });
+
   it("the agent's brief answers a pending request; a second request changes nothing", () => {
     const sim = idleWorker();
     expect(sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator" }).reply).toEqual({

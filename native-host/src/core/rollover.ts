@@ -7,6 +7,7 @@ import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts"
 import type { Ctx, DraftWorker, Rejection } from "./context.ts";
 import { reject } from "./context.ts";
 import type { Input } from "./inputs.ts";
+import { conversationId } from "./adopt.ts";
 import { addWake } from "./intents.ts";
 import type { BriefSource, DomainState, Rollover, RolloverTrigger, Worker } from "./model.ts";
 import { governingPolicy, policyOf } from "./policy.ts";
@@ -151,6 +152,23 @@ export function requestRollover(
   // Asked again (after an uncertain create, say): the request stands, and a person's ask is a turn of its own.
   if (input.trigger === "operator") wakeFor(ctx, w, "operator");
   ctx.reply = { rollover: "already_under_way" };
+}
+
+/**
+ * The conversation being left is known by its URL only once the page shows it (a first turn's new chat shows
+ * `/c/<id>` a moment after its prompt): until the move's create is scheduled, the newest conversation URL the old tab
+ * reported is the one recorded, and its GPT or project page is where the new one opens.
+ */
+export function trackLeftConversation(w: DraftWorker): void {
+  const r = w.rollover;
+  const url = w.conversation.url;
+  if (!r || url === undefined || url === r.fromUrl || conversationId(url) === undefined) return;
+  const moving = w.current?.reason === "rollover" && isLive(w.current.state);
+  if (moving) return;
+  r.fromUrl = url;
+  const startUrl = w.startUrl ?? startUrlOfConversation(url);
+  if (startUrl !== undefined) r.startUrl = startUrl;
+  else delete r.startUrl;
 }
 
 /** The page says the conversation is too long: an Auto Resume worker whose policy allows it moves on by itself. */

@@ -1,4 +1,5 @@
 // Wires the real pieces for the CLI: data directory, config, logger and the MCP server.
+import { PRODUCT_VERSION } from "../../../shared/product-version.ts";
 import { loadHostConfig, newToken, saveHostConfig } from "../config/host-config.ts";
 import { startMcpServer } from "../mcp/mcp-server.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
@@ -8,7 +9,7 @@ import type { StoreFaultPoint, StoreLogger } from "../store/store-types.ts";
 import { fileLogger } from "./file-logger.ts";
 import type { McpHandle, OwnerOptions } from "./owner.ts";
 
-export const HOST_VERSION = "0.1.0";
+export const HOST_VERSION = PRODUCT_VERSION;
 
 /** Builds owner options from the environment: ORCHESTRATOR_HOME, ORCHESTRATOR_MCP_PORT, ORCHESTRATOR_FAULT. */
 export function ownerOptionsFromEnv(env: NodeJS.ProcessEnv, log?: StoreLogger): OwnerOptions {

@@ -3,12 +3,18 @@
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { ExecutorHub } from "../bridge/executor-hub.ts";
+import type { LivenessEnv } from "../core/liveness.ts";
 import { Engine } from "../engine/engine.ts";
 import { OPERATIONS } from "../operations/all-operations.ts";
 import type { OperationsContext } from "../operations/context.ts";
+import { loadNotifySettings } from "../config/host-config.ts";
+import { Notifier } from "../notify/notifier.ts";
+import { backoffFromEnv } from "../notify/sender.ts";
+import { notifySettingsAccess } from "../notify/settings-source.ts";
 import { isStoreError } from "../store/store-error.ts";
 import type { StoreLogger, StoreOptions } from "../store/store-types.ts";
 import { type HostSettings, maskSecret } from "../../../shared/host-settings.ts";
+import { DEFAULT_NOTIFY_SETTINGS, type NotifySettings } from "../../../shared/notify-settings.ts";
 import { framedStream } from "./framed-stream.ts";
 import { authenticatePeer } from "./ipc-auth.ts";
 import { activitySummary } from "./status-activity.ts";
@@ -39,6 +45,8 @@ export interface OwnerOptions {
   readonly startMcp?: (engine: OperationsContext) => Promise<McpHandle>;
   readonly store?: Partial<Pick<StoreOptions, "snapshotAfterBytes" | "faultHook" | "ioRetryMs">>;
   readonly now?: () => number;
+  /** The waits between notification attempts (default: ORCHESTRATOR_NOTIFY_BACKOFF_MS, else 10 s … 30 min). */
+  readonly notifyBackoffMs?: readonly number[];
 }
 
 export interface OwnerHandle {
@@ -91,6 +99,24 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
   );
   engine.store.onHealth((health) => status.update({ storage: health }));
   const clock = opts.now ?? Date.now;
+  // Needs-you notifications (docs/operator-guide.md, "Notifications"). `notifications` that do not validate turn them
+  // off with a warning and nothing else: the workers go on.
+  let notifySettings: NotifySettings = DEFAULT_NOTIFY_SETTINGS;
+  try {
+    notifySettings = loadNotifySettings(opts.dir);
+  } catch (e) {
+    opts.log.warn(`notifications are off: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const notifier: Notifier = new Notifier({
+    store: engine.store,
+    state: () => engine.state,
+    livenessEnv: (): LivenessEnv => liveHub.livenessEnv(),
+    settings: notifySettings,
+    now: clock,
+    log: opts.log,
+    backoffMs: opts.notifyBackoffMs ?? backoffFromEnv(process.env),
+    onStatus: (notifications) => status.update({ notifications }),
+  });
   let mcp: McpHandle | undefined;
   const settings = (reveal: boolean): HostSettings => ({
     hostVersion: opts.hostVersion,
@@ -120,6 +146,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
         return settings(false);
       },
     },
+    notify: notifySettingsAccess(opts.dir, notifier, opts.log),
     onContact: () => {
       status.update({ lastExecutorContactAt: Date.now() });
       executorsChanged();
@@ -132,6 +159,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     if (now.join("\n") === status.status.executors.join("\n")) return;
     status.update({ executors: now });
     refreshActivity();
+    notifier.changed();
     status.flush();
   };
   // Runs and workers in status.json: recomputed on every durable change and every few seconds, written only when the
@@ -160,10 +188,14 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     changed: (seq) => {
       liveHub.changed(seq);
       activityChanged();
+      notifier.changed();
     },
     storeHealth: (health) => liveHub.storeHealth(health),
     livenessEnv: () => liveHub.livenessEnv(),
   });
+  // Coalesced on every durable change like the activity above, and re-checked every few seconds on its own timer:
+  // some episodes begin with time alone. Its deliveries run on their own timers; nothing here waits for them.
+  notifier.start();
 
   const serveStream = (input: Readable, output: Writable, label: string, relayed = false) => {
     // Frames can only arrive after this synchronous setup, so the session always exists when they do.
@@ -219,6 +251,7 @@ export async function startOwner(opts: OwnerOptions): Promise<OwnerHandle | "loc
     async close() {
       clearInterval(activityTimer);
       clearTimeout(activityPending);
+      notifier.stop();
       status.stop();
       for (const s of sockets) s.destroy();
       await mcp?.close();

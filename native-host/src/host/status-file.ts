@@ -1,10 +1,12 @@
 // status.json in the data directory: what `orchestrator status` and `doctor` read about the running owner.
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { NotificationStatus } from "../notify/notifier.ts";
 import type { StoreHealth, StoreLogger } from "../store/store-types.ts";
 import type { RunSummary, WorkerSummary } from "./status-activity.ts";
 
 export type { RunSummary, WorkerSummary } from "./status-activity.ts";
+export type { NotificationStatus } from "../notify/notifier.ts";
 
 export const STATUS_FILE = "status.json";
 
@@ -22,6 +24,11 @@ export interface HostStatus {
   /** Active runs and their workers in operator words (status-activity.ts); older hosts wrote neither. */
   runs?: RunSummary[];
   workers?: WorkerSummary[];
+  /**
+   * Each notification channel's last delivery (docs/operator-guide.md, "Notifications"): id, kind, name, enabled and
+   * what happened, never a URL, topic or token. Older hosts wrote none.
+   */
+  notifications?: NotificationStatus[];
 }
 
 /**

@@ -1,5 +1,6 @@
 // The operations layer as MCP tools: one McpServer per session, every OperationDef registered as a tool, calls
 // dispatched through invoke() so validation and refusals come back as `isError` results with a stable code.
+import { PRODUCT_VERSION } from "../../../shared/product-version.ts";
 import { isStoreError } from "../store/store-error.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -23,7 +24,7 @@ export interface McpLogger {
   info(msg: string): void;
 }
 
-export const SERVER_INFO = { name: MCP_SERVER_NAME, version: "0.1.0" } as const;
+export const SERVER_INFO = { name: MCP_SERVER_NAME, version: PRODUCT_VERSION } as const;
 
 const INSTRUCTIONS =
   "Durable ChatGPT workers that keep going across turns. Create a run (run_create), spawn workers " +

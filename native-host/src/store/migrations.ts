@@ -99,4 +99,29 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE json_type(data, '$.defaultPolicy.rolloverBriefTimeoutMs') IS NULL;
     `,
   },
+  {
+    version: 5,
+    name: "notify-outbox",
+    // Notifications decided and their delivery, one row per episode and channel (docs/operator-guide.md,
+    // "Notifications"): the primary key makes deciding the same episode again a no-op, across restarts too.
+    // outcome: pending, delivered, failed (given up) or dropped (resolved or channel off before delivery).
+    sql: `
+      CREATE TABLE notify_outbox (
+        episode_key TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        decided_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL,
+        last_attempt_at INTEGER,
+        last_error TEXT,
+        delivered_at INTEGER,
+        ended_at INTEGER,
+        PRIMARY KEY (episode_key, channel_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX notify_outbox_pending ON notify_outbox (outcome, next_attempt_at);
+    `,
+  },
 ];
