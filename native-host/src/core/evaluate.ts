@@ -79,8 +79,12 @@ function chooseDelivery(w: Worker, intent: Intent): Delivery | Decision {
   // Moving to a new conversation (docs/continuation-core.md, "Rollover"): the handoff request is an ordinary turn
   // (below); the move waits for a turn still running in the old one, then opens the new one whatever the old shows.
   if (w.rollover?.phase === "opening") {
-    // A tab that is gone cannot say whether its turn still runs: nothing more will be sent there, so the move goes on.
-    const busy = c.state === "generating" && (c.binding === "bound" || c.binding === "detached");
+    // A turn still running there (generating, or ours not seen to end: a tool card waiting for a person keeps it
+    // open) is waited for. A tab that is gone cannot say whether its turn still runs: nothing more will be sent
+    // there, so the move goes on (and the turn is recorded as left behind when the move is scheduled).
+    const attempt = w.current;
+    const ours = attempt?.state === "submitted" || attempt?.state === "generating";
+    const busy = (c.state === "generating" || ours) && (c.binding === "bound" || c.binding === "detached");
     return busy ? { kind: "hold", why: "conversation_busy" } : "create";
   }
   // Detached: no tab shows the conversation now, and the browser reopens it for the command (docs/extension.md,

@@ -388,6 +388,30 @@ describe("decision order", () => {
   });
 });
 
+describe("the old conversation's running turn", () => {
+  it("a tool card waiting for a person holds the move: the turn is still ours", () => {
+    const sim = generating({ rolloverOnLimit: false });
+    sim.observe("w-1", "error", "AWAITING_APPROVAL");
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "agent", brief: "done: x" });
+    sim.advance(30 * MINUTE);
+    expect(sim.commandsFor("w-1")).toHaveLength(1);
+    expect(sim.worker("w-1").current?.state).toBe("generating");
+    sim.observe("w-1", "generating");
+    sim.observe("w-1", "idle");
+    sim.advance(3 * SECOND);
+    expect(last(sim).prompt.kind).toBe("rollover");
+  });
+
+  it("a turn whose tab is gone is recorded as left behind when the move is scheduled, never overwritten", () => {
+    const sim = generating();
+    sim.apply({ type: "binding.changed", workerId: "w-1", binding: "unavailable" });
+    sim.apply({ type: "worker.rollover", workerId: "w-1", trigger: "operator" });
+    expect(last(sim).prompt.kind).toBe("rollover");
+    const ended = sim.events.filter((e) => e.type === "execution.idle").map((e) => e.data.execution);
+    expect(ended).toEqual([expect.objectContaining({ seq: 1, state: "idle", outcome: "conversation_left" })]);
+  });
+});
+
 describe("the move is a command like any other", () => {
   it("a create proven not delivered is retried with backoff; one move in the end", () => {
     const sim = generating();

@@ -2,7 +2,7 @@
 import { current, isDraft } from "immer";
 import type { ContinuationPolicy } from "../../../shared/continuation-policy.ts";
 import { ADOPT_WAKE } from "./adopt.ts";
-import { pauseForStall, scheduleAttempt, warnStall } from "./attempts.ts";
+import { endAttempt, pauseForStall, scheduleAttempt, warnStall } from "./attempts.ts";
 import type { Ctx, DraftWorker } from "./context.ts";
 import { evaluateIntent } from "./evaluate.ts";
 import { addWake, dropIntent } from "./intents.ts";
@@ -60,6 +60,7 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
   const run = ctx.run(w.runId);
   if (!run) return;
   settleRollover(ctx, w);
+  leaveTurnBehind(ctx, w);
   if (run.status !== "active" || w.status !== "active") {
     dropIntent(ctx, w, run.status !== "active" ? "run_ended" : "worker_ended");
     w.keepaliveAt = undefined;
@@ -98,6 +99,19 @@ function settleWorker(ctx: Ctx, w: DraftWorker): void {
       });
       return;
   }
+}
+
+/**
+ * A move to a new conversation past a turn of ours whose tab is gone (it does not wait for it: evaluate.ts): its end will never be
+ * seen, so it is recorded as left behind now, before this pass's timers are looked at, never overwritten by the move.
+ */
+function leaveTurnBehind(ctx: Ctx, w: DraftWorker): void {
+  if (w.rollover?.phase !== "opening" || w.status !== "active") return;
+  const a = w.current;
+  const binding = w.conversation.binding;
+  if (!a || (a.state !== "submitted" && a.state !== "generating")) return;
+  if (binding === "bound" || binding === "detached") return;
+  endAttempt(ctx, w, "idle", { outcome: "conversation_left", countProgress: false });
 }
 
 /** A product error, a rate limit or a lost tab holds the worker without it being the agent's fault: no stall time. */
