@@ -3,22 +3,12 @@
 // word, no answer into that conversation any more, a new chat unaffected, and a scripted answer's handoff block
 // reported with the turn's idle (docs/e2e.md, "The fake chatgpt.com"; docs/adapter.md, "Error classification").
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { build, type Rolldown } from "vite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { StateReport, SubmitOutcome } from "../../extension/content/adapter/index.ts";
 import { HANDOFF_BEGIN, HANDOFF_END } from "../../shared/handoff-block.ts";
 import { CHROMIUM, fakeSiteSwitches, QUIET_CHROMIUM, waitFor } from "../e2e/harness.ts";
+import { type AdapterWindow, bundleAdapter, reports, submit, waitReport } from "./adapter-page.ts";
 import { FakeChatGPT, LENGTH_LIMIT_TEXT, LENGTH_LIMIT_TEXT_OLD, type Layout } from "./server.ts";
-
-const ADAPTER = path.join(import.meta.dirname, "../../extension/content/adapter/index.ts");
-
-type AdapterWindow = Window & {
-  ChatGptAdapter: typeof import("../../extension/content/adapter/index.ts");
-  reports: StateReport[];
-  adapter: ReturnType<typeof import("../../extension/content/adapter/index.ts").createChatGptAdapter>;
-};
 
 const BRIEF = "done: the parser\nnext steps: open the new chat\ndecisions: none\nopen questions: none";
 const CONTINUATION = "status: working\nsummary: brief written\ncurrent: handing off\nnext: new chat";
@@ -26,20 +16,6 @@ const CONTINUATION = "status: working\nsummary: brief written\ncurrent: handing 
 let fake: FakeChatGPT;
 let browser: Browser;
 let adapterScript: string;
-
-async function bundleAdapter(): Promise<string> {
-  const out = (await build({
-    configFile: false,
-    logLevel: "warn",
-    build: {
-      write: false,
-      minify: false,
-      target: "chrome120",
-      lib: { entry: ADAPTER, formats: ["iife"], name: "ChatGptAdapter" },
-    },
-  })) as Rolldown.RolldownOutput | Rolldown.RolldownOutput[];
-  return (Array.isArray(out) ? out[0]! : out).output[0].code;
-}
 
 beforeAll(async () => {
   adapterScript = await bundleAdapter();
@@ -95,36 +71,6 @@ async function openConversation(layout: Layout): Promise<{ page: Page; id: strin
   await load(page, `https://chatgpt.com/c/${id}`);
   await waitReport(page, () => true, "the first");
   return { page, id };
-}
-
-const reports = (page: Page) => page.evaluate(() => (window as unknown as AdapterWindow).reports);
-
-async function waitReport(page: Page, test: (r: StateReport) => boolean, what: string): Promise<StateReport> {
-  let last: StateReport[] = [];
-  try {
-    return await waitFor(
-      async () => {
-        last = await reports(page);
-        return last.findLast(test);
-      },
-      `the report: ${what}`,
-      10_000,
-    );
-  } catch (e) {
-    throw new Error(`${String(e)}; reports: ${JSON.stringify(last)}`);
-  }
-}
-
-function submit(page: Page, marker: string): Promise<SubmitOutcome> {
-  return page.evaluate(
-    (m) =>
-      (window as unknown as AdapterWindow).adapter.submit({
-        text: `continue\n\n[ref: ${m}]`,
-        marker: m,
-        mode: "send",
-      }),
-    marker,
-  );
 }
 
 /** A person's own send (typed, then Send once it enables): what the adapter refuses to do under the notice. */

@@ -2,39 +2,15 @@
 // into the page as the content script bundles it; no extension, no host): what end-to-end scenarios build on
 // (docs/e2e.md, "The fake chatgpt.com"; docs/adapter.md, "Rate limits").
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { build, type Rolldown } from "vite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { StateReport, SubmitOutcome } from "../../extension/content/adapter/index.ts";
 import { CHROMIUM } from "../e2e/harness.ts";
+import { type AdapterWindow, bundleAdapter, reports, submit, waitReport } from "./adapter-page.ts";
 import { FakeChatGPT, formatClock, type Layout } from "./server.ts";
-
-const ADAPTER = path.join(import.meta.dirname, "../../extension/content/adapter/index.ts");
-
-type AdapterWindow = Window & {
-  ChatGptAdapter: typeof import("../../extension/content/adapter/index.ts");
-  reports: StateReport[];
-  adapter: ReturnType<typeof import("../../extension/content/adapter/index.ts").createChatGptAdapter>;
-};
 
 let fake: FakeChatGPT;
 let browser: Browser;
 let adapterScript: string;
-
-async function bundleAdapter(): Promise<string> {
-  const out = (await build({
-    configFile: false,
-    logLevel: "warn",
-    build: {
-      write: false,
-      minify: false,
-      target: "chrome120",
-      lib: { entry: ADAPTER, formats: ["iife"], name: "ChatGptAdapter" },
-    },
-  })) as Rolldown.RolldownOutput | Rolldown.RolldownOutput[];
-  return (Array.isArray(out) ? out[0]! : out).output[0].code;
-}
 
 beforeAll(async () => {
   adapterScript = await bundleAdapter();
@@ -91,30 +67,6 @@ async function openConversation(layout: Layout): Promise<Page> {
   });
   await waitReport(page, () => true, "the first");
   return page;
-}
-
-const reports = (page: Page) => page.evaluate(() => (window as unknown as AdapterWindow).reports);
-
-async function waitReport(page: Page, test: (r: StateReport) => boolean, what: string): Promise<StateReport> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const found = (await reports(page)).findLast(test);
-    if (found) return found;
-    if (Date.now() > until) throw new Error(`no report ${what}: ${JSON.stringify(await reports(page))}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function submit(page: Page, marker: string): Promise<SubmitOutcome> {
-  return page.evaluate(
-    (m) =>
-      (window as unknown as AdapterWindow).adapter.submit({
-        text: `continue\n\n[ref: ${m}]`,
-        marker: m,
-        mode: "send",
-      }),
-    marker,
-  );
 }
 
 /** The next whole minute at least two minutes ahead (the words state minutes). */
