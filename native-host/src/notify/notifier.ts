@@ -188,11 +188,15 @@ export class Notifier {
 
   private decisions(now: number): { decisions: Decision[]; endings: Ending[] } {
     const settings = this.current;
+    const channels = settings.channels.filter((c) => c.enabled);
+    // Most backends have no channel: then, with nothing earlier still waiting to be seen to end, there is nothing to
+    // decide, and the views of every worker (the costly part, every few seconds) are not built at all.
+    const unended = this.outbox.unended();
+    if (channels.length === 0 && unended.length === 0) return { decisions: [], endings: [] };
     const state = this.opts.state();
     const env = this.opts.livenessEnv();
     const open = openEpisodes(state, now, env, ALL_KINDS);
     const openKeys = new Set(open.map((e) => e.key));
-    const channels = settings.channels.filter((c) => c.enabled);
     const decisions: Decision[] = [];
     const wanted = channels.length === 0 ? [] : open.filter((e) => wants(settings, e));
     const existing = this.outbox.existing(wanted.map((e) => e.key));
@@ -208,7 +212,7 @@ export class Notifier {
     const endings: Ending[] = [];
     if (env.browser.connected) {
       const enabled = new Set(channels.map((c) => c.id));
-      for (const row of this.outbox.unended()) {
+      for (const row of unended) {
         if (openKeys.has(row.episodeKey)) continue;
         endings.push({ episodeKey: row.episodeKey, channelId: row.channelId });
         if (row.outcome === "delivered" && settings.kinds.resolved && enabled.has(row.channelId)) {
