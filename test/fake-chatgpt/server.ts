@@ -31,6 +31,11 @@ export interface FakeOptions {
   /** An aria-live region whose text the page changes this often, as chatgpt.com's do while idle (null: never). */
   liveRegionTickMs?: number | null;
   /**
+   * How often the page asks this server for scripted notices and the chat list (null: never). It is the fake's own
+   * scaffolding, not chatgpt.com's: the idle benchmark turns it off so the page is as quiet as the real one.
+   */
+  controlPollMs?: number | null;
+  /**
    * A conversation holding this many user turns is at its maximum length: the next message into it, and every one
    * after, gets the length-limit notice instead of an answer (null: no limit, the default; `setLengthLimit` per test).
    */
@@ -169,6 +174,7 @@ export class FakeChatGPT {
       hydrationRemountMs: 700,
       acceptDelayMs: [150, 600],
       liveRegionTickMs: null,
+      controlPollMs: 300,
       maxTurnsPerConversation: null,
       lengthLimitText: LENGTH_LIMIT_TEXT,
       ...options,
@@ -469,6 +475,7 @@ export class FakeChatGPT {
       sendDisabledMs: this.options.sendDisabledMs,
       hydrationRemountMs: this.options.hydrationRemountMs,
       liveRegionTickMs: this.options.liveRegionTickMs,
+      controlPollMs: this.options.controlPollMs,
       rateLimitOnLoad: this.page.rateLimitOnLoad,
       limit: this.displayedLimit(),
       limitVersion: this.limitVersion,

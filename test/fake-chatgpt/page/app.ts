@@ -9,6 +9,7 @@ interface PageConfig {
   sendDisabledMs: [number, number];
   hydrationRemountMs: number | null;
   liveRegionTickMs: number | null;
+  controlPollMs: number | null;
   rateLimitOnLoad: boolean;
   /** The rate-limit or usage-cap notice shown now (`fake.showLimit`), and its change count. */
   limit: PageLimit | null;
@@ -927,7 +928,7 @@ if (config.hydrationRemountMs !== null) {
 if (config.rateLimitOnLoad) renderLimit(WAIT_A_FEW_MINUTES);
 if (config.limit) renderLimit(config.limit);
 renderSidebar(config.chats);
-window.setInterval(pollLimit, 300);
+if (config.controlPollMs !== null) window.setInterval(pollLimit, config.controlPollMs);
 if (config.liveRegionTickMs !== null) {
   // The real site rewrites live regions while idle; an observer on the page sees these mutations.
   const ticker = el("div", { "aria-live": "polite", class: "sr-only", id: "live-ticker" });
