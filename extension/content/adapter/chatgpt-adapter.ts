@@ -59,6 +59,11 @@ function sameBlock(a: StateReport["block"], b: StateReport["block"]): boolean {
   return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 }
 
+/** A state no turn runs in: the poll backs off while the page stays in it. */
+function settledState(report: StateReport): boolean {
+  return report.state === "idle" || report.state === "ready" || report.state === "error";
+}
+
 function sameReport(a: StateReport | undefined, b: StateReport): boolean {
   return (
     a !== undefined &&
@@ -77,9 +82,11 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   const win = page as PageWindow;
   const timing = resolveTiming(opts);
   const table = selectorTable(opts.selectors);
-  const machine = new StateMachine(timing);
+  let machine = new StateMachine(timing);
 
   let started = false;
+  /** Started before: a later start watches the page afresh, like a loaded page (see `start`). */
+  let startedBefore = false;
   let lastEmitted: StateReport | undefined;
   let throttleHandle: unknown;
   /** A throttled tick waiting for the next frame (see `scheduleTick`). */
@@ -89,14 +96,22 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   /** Submit's sleeps waiting now: each ends at its timer or at the page's next mutation, whichever comes first. */
   const sleepers = new Set<() => void>();
   let pollHandle: unknown;
+  /** The poll's interval now: `pollMs`, doubled after each poll that finds the page settled (see `poll`). */
+  let pollDelay = timing.pollMs;
   let deadlineHandle: unknown;
   /** The moment `deadlineHandle` fires for (a tick that asks for the same one keeps the armed timer). */
   let deadlineAt: number | undefined;
   let inflight: Promise<unknown> = Promise.resolve();
+  /** A submission is running (from its first look at the page to its verdict). */
+  let submitting = false;
 
   const emit = (report: StateReport): void => {
     if (!started || sameReport(lastEmitted, report)) return;
+    // While our submission runs, the page's idle or ready is no end of a turn: the prompt may be in and its turn about
+    // to show (the new chat's URL can change before our user turn is proven). It is reported after the verdict.
+    if (submitting && (report.state === "idle" || report.state === "ready")) return;
     lastEmitted = report;
+    if (!settledState(report)) pollSoon();
     try {
       opts.onReport(report);
     } catch (err) {
@@ -187,6 +202,13 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
 
   const hidden = (): boolean => win.document.visibilityState !== "visible";
 
+  /**
+   * The Navigation API (Chromium) tells of the app's pushState and replaceState, which make no mutation record (a
+   * new chat's draft route becoming `/c/<id>`, a project's route): the URL is read at once instead of at the next poll.
+   * Where there is none (Firefox ESR), the poll finds it.
+   */
+  const navigation = (win as { navigation?: EventTarget }).navigation;
+
   /** A tick that a mutation (or navigation, or the tab's visibility) asked for. */
   const scheduledTick = (): void => {
     lastScheduledAt = opts.now();
@@ -208,7 +230,9 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
    * the first change after a quiet interval is not held back (the page's end of a turn is usually one). The tick then
    * waits for the next frame and runs just after it: a scan reads style (visibility), and right after the page's own
    * rendering update there is none left to force, where in the middle of the page's work the scan would do that work
-   * synchronously (about a millisecond on a long conversation).
+   * synchronously (about a millisecond on a long conversation). The frame is asked for in the observer's callback
+   * when no throttle holds the tick back: the page's change has already asked for that frame, so an idle page's
+   * occasional change (a live region rewritten) costs no frame of its own.
    */
   const scheduleTick = (): void => {
     if (!started) return;
@@ -219,20 +243,29 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     }
     if (throttleHandle !== undefined || frameHandle !== undefined) return;
     const wait = Math.max(0, lastScheduledAt + timing.throttleMs - opts.now());
+    if (wait === 0 && opts.requestAnimationFrame) {
+      tickAfterFrame();
+      return;
+    }
     throttleHandle = opts.setTimeout(() => {
       throttleHandle = undefined;
-      if (!opts.requestAnimationFrame || hidden()) {
-        scheduledTick();
-        return;
-      }
-      frameHandle = opts.requestAnimationFrame(() => {
-        frameHandle = undefined;
-        throttleHandle = opts.setTimeout(() => {
-          throttleHandle = undefined;
-          scheduledTick();
-        }, 0);
-      });
+      tickAfterFrame();
     }, wait);
+  };
+
+  /** The tick, just after the next frame (at once where no frame will come). */
+  const tickAfterFrame = (): void => {
+    if (!opts.requestAnimationFrame || hidden()) {
+      scheduledTick();
+      return;
+    }
+    frameHandle = opts.requestAnimationFrame(() => {
+      frameHandle = undefined;
+      throttleHandle = opts.setTimeout(() => {
+        throttleHandle = undefined;
+        scheduledTick();
+      }, 0);
+    });
   };
 
   /** A tab that goes hidden renders no frame for a tick that waits for one: it runs now instead. */
@@ -256,11 +289,29 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       sleepers.add(wake);
     });
 
+  /**
+   * The slow poll, for what makes no mutation record. While a turn may run it looks every `pollMs`; once the page has
+   * settled (idle, ready or an error, and no submission waiting) each poll that finds it so doubles the interval, up
+   * to `idlePollMaxMs`: an idle conversation is watched by its mutations, and a report of anything else (generating,
+   * our submission) brings the poll back to `pollMs` at once (`pollSoon`).
+   */
   const poll = (): void => {
     pollHandle = opts.setTimeout(() => {
+      pollHandle = undefined;
       safeTick();
+      const quiet = sleepers.size === 0 && lastEmitted !== undefined && settledState(lastEmitted);
+      pollDelay = quiet ? Math.min(pollDelay * 2, timing.idlePollMaxMs) : timing.pollMs;
       if (started) poll();
-    }, timing.pollMs);
+    }, pollDelay);
+  };
+
+  /** The poll at `pollMs` again, from now, if it had backed off. */
+  const pollSoon = (): void => {
+    if (pollDelay === timing.pollMs) return;
+    pollDelay = timing.pollMs;
+    if (pollHandle === undefined) return;
+    opts.clearTimeout(pollHandle);
+    poll();
   };
 
   const onPageHide = (): void => {
@@ -272,9 +323,15 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
   return {
     start() {
       if (started) return;
-      started = true;
+      // Watched again after a stop: what was seen before the pause proves nothing now (a turn may have ended
+      // unseen), so the page is read afresh, as on load, and its state is reported again.
+      if (startedBefore) machine = new StateMachine(timing);
+      startedBefore = started = true;
+      lastEmitted = undefined;
+      pollDelay = timing.pollMs;
       win.addEventListener("pagehide", onPageHide);
       win.addEventListener("popstate", scheduleTick);
+      navigation?.addEventListener("currententrychange", scheduleTick);
       win.document.addEventListener("visibilitychange", onVisibility);
       poll();
       safeTick();
@@ -285,6 +342,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       started = false;
       win.removeEventListener("pagehide", onPageHide);
       win.removeEventListener("popstate", scheduleTick);
+      navigation?.removeEventListener("currententrychange", scheduleTick);
       win.document.removeEventListener("visibilitychange", onVisibility);
       cancelScheduled();
       for (const handle of [pollHandle, deadlineHandle]) {
@@ -300,23 +358,29 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
 
     submit(req: SubmitRequest): Promise<SubmitOutcome> {
       // One submission at a time: a second waits for the first (and then finds its marker if it landed).
-      const run = inflight.then(() =>
-        submitOnce(
-          {
-            win,
-            table,
-            timing,
-            machine,
-            now: () => opts.now(),
-            sleep,
-            tick,
-            hasMarker,
-            noteSubmitted: (scan, answered, wentPast) =>
-              emit(machine.noteSubmitted(scan, opts.now(), answered, wentPast)),
-          },
-          req,
-        ),
-      );
+      const run = inflight.then(async () => {
+        submitting = true;
+        try {
+          return await submitOnce(
+            {
+              win,
+              table,
+              timing,
+              machine,
+              now: () => opts.now(),
+              sleep,
+              tick,
+              hasMarker,
+              noteSubmitted: (scan, answered, wentPast) =>
+                emit(machine.noteSubmitted(scan, opts.now(), answered, wentPast)),
+            },
+            req,
+          );
+        } finally {
+          submitting = false;
+          if (started) safeTick(); // what was held back meanwhile
+        }
+      });
       inflight = run.catch(() => undefined);
       return run;
     },

@@ -262,11 +262,12 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
 
   it("a URL change while idle is one report with the new URL; the draft route of a first send is none", async () => {
     const { page, reports } = await setup({ layout });
+    // No mutation record: the poll finds it, which waits longer the longer the page has been settled.
     page.navigate("/c/local-chatgpt%3A11111111-2222-3333-4444-555555555555");
-    await vi.advanceTimersByTimeAsync(2_000);
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.idlePollMaxMs);
     expect(reports).toHaveLength(1);
     page.navigate("/g/g-p-0123456789abcdef0123456789abcdef-proj/c/11111111-2222-3333-4444-555555555555");
-    await vi.advanceTimersByTimeAsync(2_000);
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.idlePollMaxMs);
     expect(reports).toHaveLength(2);
     expect(reports[1]!.url).toBe(
       "https://chatgpt.com/g/g-p-0123456789abcdef0123456789abcdef-proj/c/11111111-2222-3333-4444-555555555555",
@@ -274,7 +275,64 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
   });
 });
 
+describe("the slow poll", () => {
+  const project = (id: string) => `/g/g-p-0123456789abcdef0123456789abcdef-proj/c/${id}`;
+
+  it("backs off while the page stays settled, and is back at pollMs as soon as a turn runs", async () => {
+    const { page, reports, states } = await setup({ layout: "classic" });
+    const id = new URL(page.win.location.href).pathname.split("/").pop()!;
+    await vi.advanceTimersByTimeAsync(120_000); // settled all along: the poll waits its longest now
+    page.navigate(project(id)); // no mutation record: only a poll can see it
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.pollMs * 2);
+    expect(reports).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.idlePollMaxMs);
+    expect(reports.map((r) => r.url)).toEqual([
+      `https://chatgpt.com/c/${id}`,
+      `https://chatgpt.com${project(id)}`,
+    ]);
+
+    page.setPrimary("stop"); // a turn runs: seen by its mutation, and the poll is at pollMs again
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.throttleMs);
+    expect(states()).toEqual(["ready", "ready", "generating"]);
+    page.navigate(`/c/${id}`);
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.pollMs + 10);
+    expect(reports.at(-1)).toMatchObject({ state: "generating", url: `https://chatgpt.com/c/${id}` });
+  });
+
+  it("reads a pushState at once where the Navigation API tells of it, without waiting for the poll", async () => {
+    const page = new FakeChatGpt({ layout: "classic" });
+    setup.track(page);
+    const navigation = new page.win.EventTarget();
+    Object.assign(page.win, { navigation });
+    const { adapter, reports } = attachAdapter(page);
+    adapter.start();
+    await vi.advanceTimersByTimeAsync(120_000);
+    const id = new URL(page.win.location.href).pathname.split("/").pop()!;
+    page.navigate(project(id));
+    navigation.dispatchEvent(new page.win.Event("currententrychange"));
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.throttleMs);
+    expect(reports.at(-1)?.url).toBe(`https://chatgpt.com${project(id)}`);
+    adapter.stop();
+  });
+});
+
 describe("lifecycle", () => {
+  it("started again after stop(), it reads the page afresh and reports its state again", async () => {
+    const { page, states, adapter } = await setup({ layout: "classic" });
+    adapter.stop();
+    page.appendUserTurn("typed while nobody watched");
+    page.setPrimary("stop"); // a turn runs unseen
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(states()).toEqual(["ready"]);
+    adapter.start();
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.throttleMs);
+    expect(states()).toEqual(["ready", "generating"]);
+    adapter.stop();
+    adapter.start(); // the same state again is reported again: the background may have forgotten this tab
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMING.throttleMs);
+    expect(states()).toEqual(["ready", "generating", "generating"]);
+  });
+
   it("pagehide reports closed once; stop() ends observation", async () => {
     const { page, states, adapter } = await setup({ layout: "classic" });
     page.win.dispatchEvent(new page.win.Event("pagehide"));

@@ -215,6 +215,20 @@ describe.each(["classic", "composer-2026"] as const)("%s layout", (layout) => {
     expect(page.clicks.retry + page.forbiddenClicks).toBe(0);
   });
 
+  it("no idle or ready is reported while the submission waits for its proof, though the URL moves on first", async () => {
+    // The new chat's real URL shows before our user turn does (a slow page): a `ready` with that URL in between
+    // would read to the host as the end of the turn just submitted.
+    const { adapter, page, states } = await setup({
+      layout,
+      path: "/",
+      emptyThread: true,
+      userTurnDelayMs: 2_000,
+    });
+    page.reply = { chunks: ["Hi."], stopDelayMs: 2_500 };
+    expect(await run(adapter, request("orc-slow"))).toMatchObject({ outcome: "submitted" });
+    expect(states().slice(0, 2)).toEqual(["ready", "generating"]);
+  });
+
   it("the first message of a new chat answers with the real /c/<uuid>", async () => {
     const { adapter, page } = await setup({ layout, path: "/", emptyThread: true });
     page.reply = { chunks: ["Hi."] };

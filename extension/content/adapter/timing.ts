@@ -5,6 +5,7 @@ export const DEFAULT_TIMING: Timing = {
   settleMs: 300, // outlasts the action bar's flash in a thinking pause; the host adds its own grace after idle
   lastResortIdleMs: 90_000, // only for a page whose evidence cannot be read: far beyond any thinking or tool pause
   pollMs: 1_000, // a 400–1000 ms poll besides the observer catches what makes no mutation record
+  idlePollMaxMs: 30_000, // a settled page changes by mutations; the poll is only the net for what makes none
   throttleMs: 150, // tick at most every 100–250 ms while the DOM churns
   errorConfirmMs: 500,
   hostUiGraceMs: 5_000, // hydration remounts the composer within about 1 s

@@ -66,6 +66,8 @@ export interface Timing {
   lastResortIdleMs: number;
   /** Slow poll; hidden tabs throttle DOM updates, so the observer alone is not enough. */
   pollMs: number;
+  /** The longest the poll waits while the page stays settled (it doubles from `pollMs` up to this). */
+  idlePollMaxMs: number;
   /** At most one tick per this interval while the DOM churns (visible tabs; hidden tabs tick on each batch). */
   throttleMs: number;
   /** An error condition must persist this long before it is reported (and before it clears). */
