@@ -13,6 +13,17 @@ export interface BindingStoreDeps {
   readonly timers: Timers;
   readonly outbox: Outbox;
   readonly exemption: DiscardExemption;
+  /** A tab became a worker's bound tab or stopped being one: its content script starts or stops watching it. */
+  readonly tabChanged?: (tabId: number) => void;
+}
+
+/** The tabs whose being bound differs between two records of one worker (each tab once). */
+function changedTabs(before: BindingRecord | undefined, after: BindingRecord | undefined): number[] {
+  const bound = (r: BindingRecord | undefined) => (r?.state === "bound" ? r.tabId : undefined);
+  const a = bound(before);
+  const b = bound(after);
+  if (a === b) return [];
+  return [a, b].filter((t): t is number => t !== undefined);
 }
 
 export class BindingStore {
@@ -48,6 +59,7 @@ export class BindingStore {
       const record: BindingRecord = { ...next, workerId, reported: false, updatedAt: this.deps.timers.now() };
       await db.bindings.put(record);
       await this.deps.exemption.follows(previous, record);
+      this.tell(previous, record);
       if (how.report === false) return record;
       const sent = this.deps.outbox.send({
         kind: "binding",
@@ -67,9 +79,11 @@ export class BindingStore {
    */
   async restore(workerId: string, tabId: number, previous: BindingRecord | undefined): Promise<void> {
     const { db } = this.deps;
-    if ((await db.bindings.get(workerId))?.tabId !== tabId) return;
+    const current = await db.bindings.get(workerId);
+    if (current?.tabId !== tabId) return;
     if (previous) await db.bindings.put(previous);
     else await db.bindings.delete(workerId);
+    this.tell(current, previous);
   }
 
   /** Drops the worker's binding without telling the host, and gives its tab back to the browser's care. */
@@ -78,6 +92,11 @@ export class BindingStore {
     const previous = await db.bindings.get(workerId);
     await db.bindings.delete(workerId);
     if (previous?.state === "bound") await this.deps.exemption.exempt(previous.tabId, false);
+    this.tell(previous, undefined);
+  }
+
+  private tell(before: BindingRecord | undefined, after: BindingRecord | undefined): void {
+    for (const tabId of changedTabs(before, after)) this.deps.tabChanged?.(tabId);
   }
 
   /** The host answered a `hello` that carried `sent`: each record not changed since is known to the host. */

@@ -5,6 +5,7 @@ import type { ExtensionApi } from "../lib/browser-api.ts";
 import {
   hasMarkerReplySchema,
   pingReplySchema,
+  watchReplySchema,
   submitResultSchema,
   submitStatusReplySchema,
   type BackgroundMessage,
@@ -58,6 +59,14 @@ export class ContentChannel {
       timeoutMs,
     );
     return reply.ok ? { ok: true, value: reply.value.found } : reply;
+  }
+
+  /**
+   * Tells the tab its binding changed, so its content script asks whether it is watched now. A tab whose content
+   * script is not there yet (loading, discarded) asks anyway when it starts: an error here is only what happened.
+   */
+  watch(tabId: number, timeoutMs: number): Promise<Reply<{ ok: true }>> {
+    return this.request(tabId, { type: "bg.watch" }, watchReplySchema, timeoutMs);
   }
 
   /** Resolves true once the tab's content script answers a ping (or announces itself) within `timeoutMs`. */

@@ -57,7 +57,12 @@ export function buildModules(deps: ModuleDeps): BackgroundModules {
   const slots = new GeneratingSlots({ timers, log, holdMs: opts.generatingHoldMs });
   const observations = new Observations({ db, timers, outbox, slots });
   const exemption = new DiscardExemption({ api, log });
-  const bindings = new BindingStore({ db, timers, outbox, exemption });
+  // A tab whose content script is not there yet asks by itself when it starts (its `content.hello`).
+  const tabChanged = (tabId: number) =>
+    void content.watch(tabId, probeTimeoutMs).then((reply) => {
+      if (!reply.ok) log.info(`tab ${tabId} not told its binding changed: ${reply.error}`);
+    });
+  const bindings = new BindingStore({ db, timers, outbox, exemption, tabChanged });
   const tabs = new TabKeeper({
     api,
     store: bindings,

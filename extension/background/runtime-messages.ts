@@ -53,7 +53,7 @@ export function onRuntimeMessage(
   const work = (async () => {
     await deps.ready();
     if (m.type === "content.hello") deps.content.announced(check.tabId);
-    const report = m.type === "content.hello" ? m.state : m.report;
+    const report = m.type === "content.state" ? m.report : undefined;
     const managed = await deps.tabs.fromTab(check.tabId, check.url, report);
     return { managed };
   })();

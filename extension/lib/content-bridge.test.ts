@@ -9,10 +9,17 @@ const BG = { id: ID, url: `chrome-extension://${ID}/bg.js` };
 
 const IDLE = { state: "idle", url: "https://chatgpt.com/c/abc", layout: "classic" };
 
-function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>, current: () => unknown = () => IDLE) {
+function setup(
+  submit: (r: AdapterSubmitRequest) => Promise<unknown>,
+  current: () => unknown = () => IDLE,
+  /** The background's answer to each message (default: this tab is a worker's). */
+  answer: (m: unknown) => Promise<unknown> = () => Promise.resolve({ managed: true }),
+) {
   const onMessage = new FakeEvent<RuntimeMessageListener>();
   const posted: unknown[] = [];
   const submits: AdapterSubmitRequest[] = [];
+  /** The adapter's start and stop calls, in order. */
+  const watch: string[] = [];
   let report: (r: unknown) => void = () => undefined;
   const log = new MemoryLogger();
   const bridge = startContentBridge({
@@ -20,7 +27,7 @@ function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>, current: (
       runtime: {
         id: ID,
         onMessage,
-        sendMessage: (m) => (posted.push(m), Promise.resolve({ managed: true })),
+        sendMessage: (m) => (posted.push(m), answer(m)),
       },
     },
     location: { href: "https://chatgpt.com/c/abc" },
@@ -28,8 +35,8 @@ function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>, current: (
     createAdapter: (onReport) => {
       report = onReport;
       return {
-        start: () => undefined,
-        stop: () => undefined,
+        start: () => void watch.push("start"),
+        stop: () => void watch.push("stop"),
         current,
         submit: (r) => (submits.push(r), submit(r)),
         hasMarker: (m) => m === "orc-present",
@@ -37,7 +44,14 @@ function setup(submit: (r: AdapterSubmitRequest) => Promise<unknown>, current: (
     },
   });
   const ask = (message: unknown, sender = BG) => dispatch(onMessage.listeners, message, sender);
-  return { bridge, posted, submits, report: (r: unknown) => report(r), log, ask };
+  return { bridge, posted, submits, watch, report: (r: unknown) => report(r), log, ask };
+}
+
+/** A promise with its resolve function outside (a background answer the test gives when it chooses). */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 const order = (commandId: string, mode = "send") => ({
@@ -49,11 +63,11 @@ const order = (commandId: string, mode = "send") => ({
 });
 
 describe("content bridge", () => {
-  it("announces itself with the adapter's state, stripped to what may leave the page", async () => {
+  it("says hello, watches the page once the answer says it is a worker's, and forwards valid reports", async () => {
     const t = setup(() => Promise.resolve({ outcome: "submitted", url: "u" }));
-    expect(t.posted).toEqual([
-      { type: "content.hello", state: { state: "idle", url: "https://chatgpt.com/c/abc" } },
-    ]);
+    expect(t.posted).toEqual([{ type: "content.hello" }]);
+    expect(t.watch).toEqual([]); // not before the answer
+    await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
     t.report({ state: "generating", url: "https://chatgpt.com/c/abc", layout: "classic" });
     t.report({ state: "exploded" });
     await vi.waitFor(() => expect(t.posted).toHaveLength(2));
@@ -94,7 +108,8 @@ describe("content bridge", () => {
       () => Promise.resolve({ outcome: "submitted" }),
       () => ({ ...IDLE, ...turnEnd }),
     );
-    expect(t.posted).toEqual([{ type: "content.hello", state: { state: "idle", url } }]);
+    expect(t.posted).toEqual([{ type: "content.hello" }]);
+    await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
     expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url, state: { state: "idle", url } });
     t.report({ state: "idle", url, layout: "classic", ...turnEnd });
     t.report({ state: "ready", url, layout: "classic", ...turnEnd });
@@ -161,5 +176,76 @@ describe("content bridge", () => {
     expect(await t.ask({ type: "bg.ping" }, { ...BG, id: "other" })).toBeUndefined();
     expect(await t.ask({ type: "bg.submit", commandId: "c" })).toBeUndefined();
     expect(t.submits).toEqual([]);
+  });
+
+  it("does not watch a tab that is no worker's: no start, and a ping reads nothing of the page", async () => {
+    let reads = 0;
+    const t = setup(
+      () => Promise.resolve({ outcome: "submitted" }),
+      () => (reads++, IDLE),
+      () => Promise.resolve({ managed: false }),
+    );
+    await vi.waitFor(() => expect(t.posted).toHaveLength(1));
+    expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url: "https://chatgpt.com/c/abc" });
+    expect(t.watch).toEqual([]);
+    expect(reads).toBe(0);
+  });
+
+  it("asks again when the background says the binding changed, and follows the newest answer only", async () => {
+    const answers: Array<ReturnType<typeof deferred<unknown>>> = [];
+    const t = setup(
+      () => Promise.resolve({ outcome: "submitted" }),
+      () => IDLE,
+      () => {
+        const d = deferred<unknown>();
+        answers.push(d);
+        return d.promise;
+      },
+    );
+    answers[0]!.resolve({ managed: false });
+    expect(await t.ask({ type: "bg.watch" })).toEqual({ ok: true });
+    expect(t.posted).toEqual([{ type: "content.hello" }, { type: "content.hello" }]);
+    answers[1]!.resolve({ managed: true });
+    await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
+
+    // Two questions in flight: the older one's answer, arriving last, is stale.
+    await t.ask({ type: "bg.watch" });
+    await t.ask({ type: "bg.watch" });
+    answers[3]!.resolve({ managed: false });
+    await vi.waitFor(() => expect(t.watch).toEqual(["start", "stop"]));
+    answers[2]!.resolve({ managed: true });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.watch).toEqual(["start", "stop"]);
+    // A report's answer counts like a hello's (a failed one changes nothing).
+    t.report({ state: "idle", url: "https://chatgpt.com/c/abc", layout: "classic" });
+    await vi.waitFor(() => expect(answers).toHaveLength(5));
+    answers[4]!.resolve(undefined);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.watch).toEqual(["start", "stop"]);
+  });
+
+  it("a submission watches the page from its start to its end, whatever answer comes meanwhile", async () => {
+    const submitted = deferred<unknown>();
+    const answers: Array<ReturnType<typeof deferred<unknown>>> = [];
+    const t = setup(
+      () => submitted.promise,
+      () => IDLE,
+      () => {
+        const d = deferred<unknown>();
+        answers.push(d);
+        return d.promise;
+      },
+    );
+    const result = t.ask(order("c1"));
+    await vi.waitFor(() => expect(t.submits).toHaveLength(1));
+    expect(t.watch).toEqual(["start"]); // before the adapter was asked to submit
+    answers[0]!.resolve({ managed: false }); // the hello's answer, older than the submission: stale
+    await t.ask({ type: "bg.watch" });
+    answers[1]!.resolve({ managed: false }); // the binding went meanwhile: stop, but after the submission
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.watch).toEqual(["start"]);
+    submitted.resolve({ outcome: "submitted" });
+    expect(await result).toEqual({ outcome: "submitted" });
+    await vi.waitFor(() => expect(t.watch).toEqual(["start", "stop"]));
   });
 });

@@ -1,13 +1,13 @@
 // The content script's glue between the ChatGPT page adapter and runtime messaging: it forwards the adapter's
-// coalesced observations to the background and answers the background's ping/submit/status/marker requests.
-// It decides nothing about turns; it only observes and submits when told to: the native host is the scheduler
-// (docs/extension.md).
+// coalesced observations to the background and answers the background's ping/submit/status/marker requests. The
+// adapter watches the page only while the background says this tab is a worker's (docs/extension.md, "Watching").
 import { blockReportFromParse } from "../../shared/continuation-block-report.ts";
 import type { ContinuationBlock, ContinuationBlockError } from "../../shared/continuation-block.ts";
 import type { ContentApi, MessageSender, SendResponse } from "./browser-api.ts";
 import {
   adapterReportSchema,
   backgroundMessageSchema,
+  contentHelloReplySchema,
   submitResultSchema,
   type BackgroundMessage,
   type StateReport,
@@ -19,7 +19,9 @@ import { errorText, type Logger } from "./logger.ts";
 
 /** What the bridge needs of the page adapter (`createChatGptAdapter` in `extension/content/adapter`). */
 export interface PageAdapter {
+  /** Starts watching the page (observer, poll, reports); again after `stop`, it reads the page afresh. */
   start(): void;
+  /** Stops watching: no observer, timer or report until the next `start`. */
   stop(): void;
   /** The latest observation, if any (validated here: the adapter's shape is checked, not trusted). */
   current(): unknown;
@@ -81,6 +83,14 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   const inFlight = new Map<string, Promise<SubmitResult>>();
   const done = new Map<string, SubmitResult>();
   let stopped = false;
+  /**
+   * Whether the adapter watches the page. Only a worker's tab is watched: the background drops every other tab's
+   * reports, so an unmanaged tab costs its page no observer, timer or scan. `managed` is what the background said
+   * last, in answer to the newest message this page sent (an older answer that arrives later is stale).
+   */
+  let watching = false;
+  let managed = false;
+  let asked = 0;
 
   const validReport = (raw: unknown): StateReport | undefined => {
     const parsed = adapterReportSchema.safeParse(raw);
@@ -89,18 +99,41 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     return undefined;
   };
 
+  /** The adapter's settled state, if it watches the page (an unwatched page is not read at all). */
   const currentReport = (): StateReport | undefined => {
+    if (!watching) return undefined;
     const raw = adapter.current();
     const report = raw === undefined || raw === null ? undefined : validReport(raw);
     return report && withoutTurnEnd(report);
   };
 
+  /** Watches the page while the background says it is a worker's; a running submission keeps it watched. */
+  const follow = (): void => {
+    if (stopped) return;
+    const want = managed || inFlight.size > 0;
+    if (want === watching) return;
+    watching = want;
+    if (want) adapter.start();
+    else adapter.stop();
+  };
+
+  /** Sends a message; its answer says whether this tab is a worker's (when it is the newest one sent). */
   const post = (message: unknown): void => {
     if (stopped) return;
-    api.runtime.sendMessage(message).catch((e: unknown) => {
-      // The background restarts (MV3) or the extension was reloaded: the next report tries again.
-      log.warn(`report not delivered: ${errorText(e)}`);
-    });
+    const id = ++asked;
+    api.runtime.sendMessage(message).then(
+      (reply: unknown) => {
+        const parsed = contentHelloReplySchema.safeParse(reply);
+        // No answer (the background failed to handle it; it logged why): what the page does stays as it is.
+        if (!parsed.success || id !== asked) return;
+        managed = parsed.data.managed;
+        follow();
+      },
+      (e: unknown) => {
+        // The background restarts (MV3) or the extension was reloaded: the next report tries again.
+        log.warn(`report not delivered: ${errorText(e)}`);
+      },
+    );
   };
 
   // Reports leave in the order the adapter made them, even though hashing a block is asynchronous.
@@ -144,6 +177,11 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
       ...(order.deadlineAt !== undefined ? { deadlineAt: order.deadlineAt } : {}),
       ...(order.expectUrl !== undefined ? { expectUrl: order.expectUrl } : {}),
     };
+    // The background submits only into a worker's tab: the page is watched from now on (the adapter's submission
+    // reports what it proves), and a submission keeps it watched until it ends, whatever answer comes meanwhile.
+    managed = true;
+    asked += 1; // an answer to an earlier message is older than this
+    follow();
     const attempt = (async (): Promise<SubmitResult> => {
       try {
         const parsed = submitResultSchema.safeParse(await adapter.submit(request));
@@ -156,6 +194,7 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
       inFlight.delete(commandId);
       done.set(commandId, result);
       while (done.size > remember) done.delete(done.keys().next().value as string);
+      follow();
       return result;
     });
     inFlight.set(commandId, attempt);
@@ -187,6 +226,10 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
       }
       case "bg.has-marker":
         return { found: (await adapter.hasMarker(m.marker)) === true };
+      case "bg.watch":
+        // This tab's binding changed: ask whether it is a worker's now (the answer decides, see `post`).
+        post({ type: "content.hello" });
+        return { ok: true };
     }
   };
 
@@ -202,15 +245,15 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   };
 
   api.runtime.onMessage.addListener(listener);
-  adapter.start();
-  const state = currentReport();
-  post({ type: "content.hello", ...(state ? { state } : {}) });
+  // The answer says whether this tab is a worker's; the adapter starts watching only then (and reports its state).
+  post({ type: "content.hello" });
 
   return {
     stop() {
       stopped = true;
       api.runtime.onMessage.removeListener(listener);
-      adapter.stop();
+      if (watching) adapter.stop();
+      watching = false;
     },
   };
 }

@@ -54,12 +54,16 @@ export const submitResultSchema = z.discriminatedUnion("outcome", [
 // ── content script → background ─────────────────────────────────────────────────────────────────
 
 export const contentMessageSchema = z.discriminatedUnion("type", [
-  /** Sent once when the content script starts; the answer says whether the tab is managed. */
-  z.object({ type: z.literal("content.hello"), state: stateReportSchema.optional() }).strict(),
-  /** A coalesced observation; the background adds worker id and sequence and forwards it. */
+  /**
+   * Sent when the content script starts, and again when the background says the tab's binding changed (`bg.watch`):
+   * the answer says whether the tab is a worker's, and the page is watched only then (docs/extension.md, "Watching").
+   */
+  z.object({ type: z.literal("content.hello") }).strict(),
+  /** A coalesced observation; the background adds worker id and sequence and forwards it. Answered like hello. */
   z.object({ type: z.literal("content.state"), report: stateReportSchema }).strict(),
 ]);
 
+/** The answer to `content.hello` and `content.state`: whether this tab is a worker's (its reports are used). */
 export const contentHelloReplySchema = z.object({ managed: z.boolean() }).strict();
 
 // ── background → content script ─────────────────────────────────────────────────────────────────
@@ -83,6 +87,8 @@ export const backgroundMessageSchema = z.discriminatedUnion("type", [
   /** Never submits: what this content script knows of a command it was asked to submit. */
   z.object({ type: z.literal("bg.submit-status"), commandId: text(200) }).strict(),
   z.object({ type: z.literal("bg.has-marker"), marker: text(100) }).strict(),
+  /** The tab's binding changed (bound, or no longer): the content script asks again with `content.hello`. */
+  z.object({ type: z.literal("bg.watch") }).strict(),
 ]);
 
 export const pingReplySchema = z
@@ -102,6 +108,8 @@ export const submitStatusReplySchema = z.discriminatedUnion("status", [
 ]);
 
 export const hasMarkerReplySchema = z.object({ found: z.boolean() }).strict();
+
+export const watchReplySchema = z.object({ ok: z.literal(true) }).strict();
 
 // ── extension pages (popup, dashboard) → background ─────────────────────────────────────────────
 

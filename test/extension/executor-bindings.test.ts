@@ -278,6 +278,33 @@ describe("coming back rebinds", () => {
     expect(bindings("w1").map((b) => b.binding)).not.toContain("detached");
   });
 
+  it("only a worker's tab is watched: a tab is told when it becomes one and when it stops being one", async () => {
+    h = new Harness();
+    await h.connected();
+    const { tabId, url } = await idleWorker("w1");
+    const first = h.tab(tabId);
+    expect(first.adapter!.watching).toBe(true);
+    const second = h.browser.openTab(url);
+    await waitFor(() => second.adapter !== undefined, "second tab's content script");
+    const unmanaged = h.browser.openTab(OTHER_CHAT);
+    await waitFor(() => unmanaged.adapter !== undefined, "an unrelated tab's content script");
+    await h.executor.idle();
+    expect(second.adapter!.watching).toBe(false);
+    expect(unmanaged.adapter!.watching).toBe(false);
+
+    h.browser.closeTab(tabId); // the second tab takes over: told, it watches (and reports what it shows)
+    await waitFor(() => second.adapter!.watching, "the second tab watched");
+    second.adapter!.report("generating");
+    await waitFor(() => states("w1").at(-1)?.state === "generating", "its report forwarded");
+    second.adapter!.report("idle"); // (a tab left mid-turn would have its conversation reopened at once)
+    await waitFor(() => states("w1").at(-1)?.state === "idle", "idle");
+
+    second.navigate(OTHER_CHAT); // the person takes the tab elsewhere: the worker is detached, the tab unwatched
+    await waitFor(() => bindings("w1").at(-1)?.binding === "detached", "detached");
+    await waitFor(() => !second.adapter!.watching, "the second tab no longer watched");
+    expect(unmanaged.adapter!.watching).toBe(false);
+  });
+
   it("adopting the conversation again in another tab moves the worker's binding there cleanly", async () => {
     h = new Harness();
     await h.connected();

@@ -159,11 +159,19 @@ export class FakeAdapter {
 
   constructor(readonly tab: FakeTab) {}
 
+  /** Whether the bridge has it watch the page (a worker's tab): only then do its reports leave, as the real one's. */
+  watching = false;
+
   bind(onReport: (report: unknown) => void) {
-    this.onReport = onReport;
     return {
-      start: () => undefined,
+      // Like the real adapter, a start reports what the page shows (if the test gave it a state).
+      start: () => {
+        this.watching = true;
+        this.onReport = onReport;
+        if (this.state) onReport({ ...this.state, layout: "classic" });
+      },
       stop: () => {
+        this.watching = false;
         this.onReport = undefined;
       },
       current: () => this.state,
