@@ -48,10 +48,10 @@ export interface PageBench {
 /**
  * How the cost is measured, without any hook in the adapter: the adapter gets its timers and the page's
  * MutationObserver from outside (the scheduler is injected, the observer is built from `window`), so both are
- * wrapped here with performance.now() around the adapter's own callbacks. A timer scheduled while one of the
- * adapter's observer callbacks runs is the throttled tick of that mutation batch. In a visible page that timer only
- * asks for the next frame, whose callback sets a 0 ms timer for the tick itself: the three callbacks are one chain,
- * and their summed duration is the work the batch costs (a fresh page scan plus the state machine). Anything else the
+ * wrapped here with performance.now() around the adapter's own callbacks. A timer or frame asked for while one of
+ * the adapter's observer callbacks runs starts the tick of that mutation batch: a timer (the throttle held it back)
+ * only asks for the next frame; the frame's callback sets a 0 ms timer for the tick itself. The chain's callbacks
+ * are summed: their duration is the work the batch costs (a fresh page scan plus the state machine). Anything else the
  * chain schedules (the tick arming a settle deadline) is not the batch's. Polls and deadlines are counted apart.
  */
 export function startBench(config: BenchConfig): PageBench {
@@ -127,11 +127,13 @@ export function startBench(config: BenchConfig): PageBench {
     },
     clearTimeout: (handle) => window.clearTimeout(handle as number),
     requestAnimationFrame: (fn) => {
-      if (running?.step !== "throttle") {
-        throw new Error("bench: the adapter asked for a frame outside a throttled mutation tick");
-      }
-      running.continued = true;
-      const chain = running.chain;
+      let chain: Chain;
+      // Asked for in the observer's callback (no throttle wait), or by the throttle's timer.
+      if (inObserver) chain = { ms: 0, turn: turns };
+      else if (running?.step === "throttle") {
+        running.continued = true;
+        chain = running.chain;
+      } else throw new Error("bench: the adapter asked for a frame outside a mutation tick");
       return window.requestAnimationFrame(() => runStep(chain, "frame", fn));
     },
     cancelAnimationFrame: (handle) => window.cancelAnimationFrame(handle as number),
