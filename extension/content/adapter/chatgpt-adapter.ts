@@ -230,9 +230,11 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
    * the first change after a quiet interval is not held back (the page's end of a turn is usually one). The tick then
    * waits for the next frame and runs just after it: a scan reads style (visibility), and right after the page's own
    * rendering update there is none left to force, where in the middle of the page's work the scan would do that work
-   * synchronously (about a millisecond on a long conversation). The frame is asked for in the observer's callback
-   * when no throttle holds the tick back: the page's change has already asked for that frame, so an idle page's
-   * occasional change (a live region rewritten) costs no frame of its own.
+   * synchronously (about a millisecond on a long conversation). On a settled page the frame is asked for in the
+   * observer's callback when no throttle holds the tick back: the page's change has already asked for that frame, so
+   * an idle page's occasional change (a live region rewritten) costs no frame of its own. While a turn may run, a 0 ms
+   * timer comes first, as the page renders frames anyway: the page's follow-up changes of the same moment (the
+   * announcement after the action bar at a turn's end) land in the same scan.
    */
   const scheduleTick = (): void => {
     if (!started) return;
@@ -243,7 +245,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     }
     if (throttleHandle !== undefined || frameHandle !== undefined) return;
     const wait = Math.max(0, lastScheduledAt + timing.throttleMs - opts.now());
-    if (wait === 0 && opts.requestAnimationFrame) {
+    if (wait === 0 && opts.requestAnimationFrame && settledNow()) {
       tickAfterFrame();
       return;
     }
@@ -252,6 +254,9 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
       tickAfterFrame();
     }, wait);
   };
+
+  /** The page is settled and no submission of ours runs (the poll backs off; a tick's frame is asked for at once). */
+  const settledNow = (): boolean => !submitting && lastEmitted !== undefined && settledState(lastEmitted);
 
   /** The tick, just after the next frame (at once where no frame will come). */
   const tickAfterFrame = (): void => {
@@ -299,8 +304,7 @@ export function createChatGptAdapter(page: Window, opts: AdapterOptions): ChatGp
     pollHandle = opts.setTimeout(() => {
       pollHandle = undefined;
       safeTick();
-      const quiet = sleepers.size === 0 && lastEmitted !== undefined && settledState(lastEmitted);
-      pollDelay = quiet ? Math.min(pollDelay * 2, timing.idlePollMaxMs) : timing.pollMs;
+      pollDelay = settledNow() ? Math.min(pollDelay * 2, timing.idlePollMaxMs) : timing.pollMs;
       if (started) poll();
     }, pollDelay);
   };
