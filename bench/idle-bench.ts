@@ -13,8 +13,8 @@ import {
   CHROMIUM,
   fakeSiteSwitches,
   QUIET_CHROMIUM,
-  waitFor,
 } from "../test/e2e/harness.ts";
+import { sendByHand } from "../test/e2e/zero-setup-kit.ts";
 import { FakeChatGPT } from "../test/fake-chatgpt/server.ts";
 
 const PAGE_SECONDS = Number(process.env.IDLE_BENCH_SECONDS ?? 45);
@@ -138,16 +138,7 @@ async function openConversation(context: BrowserContext, conversationId: string)
 /** A person's first turn in a new chat of `context`: typed, sent with Enter, answered and finished. */
 async function personTurn(context: BrowserContext, fake: FakeChatGPT): Promise<Page> {
   const page = await context.newPage();
-  const since = Date.now();
-  await page.goto("https://chatgpt.com/");
-  // Text typed before hydration replaces the composer is lost, as it would be for a person.
-  await waitFor(
-    () => fake.log.some((e) => e.kind === "composer-remounted" && e.at >= since),
-    "the composer to hydrate",
-  );
-  await page.locator("#prompt-textarea").click();
-  await page.keyboard.type("Which database should the project use? Ask me before you choose.");
-  await page.locator("#composer-submit-button:not([disabled])").click();
+  await sendByHand({ fake }, page, "Which database should the project use? Ask me before you choose.");
   await page.waitForSelector("[data-testid='copy-turn-action-button']", { timeout: 30_000 });
   await page.waitForSelector("#live-ticker");
   return page;

@@ -11,7 +11,7 @@ const EXTENSION_BASE = `chrome-extension://${DEFAULT_CHROME_EXTENSION_ID}/extens
  * In `page`, a person opens chatgpt.com and sends `text` by hand (classic layout); resolves with the conversation id
  * once the tab shows its /c/<id> URL.
  */
-export async function sendByHand(e2e: ChromiumE2E, page: Page, text: string): Promise<string> {
+export async function sendByHand(e2e: Pick<ChromiumE2E, "fake">, page: Page, text: string): Promise<string> {
   const since = Date.now();
   await page.goto("https://chatgpt.com/");
   // Text typed before hydration replaces the composer is lost, as it would be for a person.
