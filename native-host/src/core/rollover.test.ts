@@ -347,6 +347,37 @@ describe("decision order", () => {
     expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(0);
   });
 
+  it("a worker that completes while the move's create waits for its result still records the move", () => {
+    const sim = generating();
+    sim.observe("w-1", "error", TOO_LONG);
+    expect(last(sim)).toMatchObject({ type: "conversation.create", prompt: { kind: "rollover" } });
+    // The agent in the new conversation is quick: its worker_complete reaches the host before the browser's result.
+    sim.apply({ type: "worker.complete", workerId: "w-1", summary: "done" });
+    expect(sim.worker("w-1").rollover).toMatchObject({ phase: "opening" });
+    submit(sim, NEW_URL);
+    const w = sim.worker("w-1");
+    expect(w.status).toBe("completed");
+    expect(w.rollover).toBeUndefined();
+    expect(w.conversation.url).toBe(NEW_URL);
+    expect(w.pastConversations).toEqual([
+      expect.objectContaining({ url: OLD_URL, trigger: "length_limit", briefSource: "composed" }),
+    ]);
+    expect(rolledOver(sim)).toHaveLength(1);
+  });
+
+  it("a worker that completes while the move's create waits drops the move if the create never went", () => {
+    const sim = generating();
+    sim.observe("w-1", "error", TOO_LONG);
+    sim.apply({ type: "worker.complete", workerId: "w-1", summary: "done" });
+    sim.result("w-1", "EXECUTOR_UNAVAILABLE");
+    sim.advance(30 * MINUTE);
+    const w = sim.worker("w-1");
+    expect(w.rollover).toBeUndefined();
+    expect(w.pastConversations ?? []).toEqual([]);
+    expect(w.conversation.url).toBe(OLD_URL);
+    expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(1);
+  });
+
   it("a pause holds the move until Resume; then exactly one create", () => {
     const sim = generating();
     sim.apply({ type: "worker.pause", workerId: "w-1" });
@@ -455,13 +486,22 @@ describe("the move is a command like any other", () => {
     expect(sim.commandsFor("w-1").filter((c) => c.prompt.kind === "rollover")).toHaveLength(2);
   });
 
-  it("a worker stopped while the create waits for its result has the command cancelled", () => {
-    const sim = generating();
-    sim.observe("w-1", "error", TOO_LONG);
-    const create = last(sim);
-    sim.apply({ type: "worker.stop", workerId: "w-1" });
-    expect(sim.cancelled).toContain(create.commandId);
-    expect(sim.worker("w-1").rollover).toBeUndefined();
+  it("a worker stopped while the create waits for its result has the command cancelled; the result decides the move", () => {
+    for (const result of ["CANCELLED", "submitted"] as const) {
+      const sim = generating();
+      sim.observe("w-1", "error", TOO_LONG);
+      const create = last(sim);
+      sim.apply({ type: "worker.stop", workerId: "w-1" });
+      expect(sim.cancelled).toContain(create.commandId);
+      // A cancel that comes after the submission started is ignored by the executor, and the real result follows.
+      if (result === "submitted") submit(sim, NEW_URL);
+      else sim.result("w-1", result);
+      sim.advance(SECOND);
+      const w = sim.worker("w-1");
+      expect(w.rollover).toBeUndefined();
+      expect(w.conversation.url).toBe(result === "submitted" ? NEW_URL : OLD_URL);
+      expect(w.pastConversations?.length ?? 0).toBe(result === "submitted" ? 1 : 0);
+    }
   });
 
   it("after a restart the pending create is offered again under the same id; a brief lost with memory is composed", () => {

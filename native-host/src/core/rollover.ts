@@ -163,8 +163,7 @@ export function trackLeftConversation(w: DraftWorker): void {
   const r = w.rollover;
   const url = w.conversation.url;
   if (!r || url === undefined || url === r.fromUrl || conversationId(url) === undefined) return;
-  const moving = w.current?.reason === "rollover" && isLive(w.current.state);
-  if (moving) return;
+  if (movingNow(w)) return;
   r.fromUrl = url;
   const startUrl = w.startUrl ?? startUrlOfConversation(url);
   if (startUrl !== undefined) r.startUrl = startUrl;
@@ -227,6 +226,9 @@ export function settleRollover(ctx: Ctx, w: DraftWorker): void {
   const r = w.rollover;
   if (!r) return;
   if (w.status !== "active") {
+    // The move's create may already be in the new conversation: an agent there can complete the worker before the
+    // browser's result arrives. That result still records the move (finishRollover); a create that fails ends it.
+    if (movingNow(w)) return;
     w.rollover = undefined;
     dropBrief(ctx, w.id);
     return;
@@ -236,6 +238,11 @@ export function settleRollover(ctx: Ctx, w: DraftWorker): void {
   const late = r.briefDeadlineAt !== undefined && ctx.now >= r.briefDeadlineAt;
   if (late || (!live && !canAnswer(w) && w.conversation.state !== "unknown"))
     open(ctx, w, undefined, "composed");
+}
+
+/** The move's create is scheduled or under way (its result decides whether the worker moved). */
+function movingNow(w: Worker): boolean {
+  return w.current?.reason === "rollover" && isLive(w.current.state);
 }
 
 function isLive(state: string): boolean {

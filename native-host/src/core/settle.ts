@@ -45,7 +45,8 @@ export function settleAll(ctx: Ctx): void {
  */
 function mayAct(state: DomainState, run: Run, w: Worker, now: number): boolean {
   if (w.intent) return true;
-  if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined;
+  // An ended worker's move waits for its create's result, then goes (settleRollover).
+  if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined || !!w.rollover;
   if (w.keepaliveAt !== undefined && now >= w.keepaliveAt) return true;
   if (w.rollover) return true;
   const policy = governingPolicy(state, run, w);
