@@ -1,7 +1,7 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_HANDOFF_BRIEF_CHARS } from "../../shared/handoff-block.ts";
 import { dispatch, FakeEvent, MemoryLogger } from "../../test/extension/fake-browser.ts";
-import type { RuntimeMessageListener } from "./browser-api.ts";
+import type { ContentApi, RuntimeMessageListener } from "./browser-api.ts";
 import { startContentBridge, type AdapterSubmitRequest } from "./content-bridge.ts";
 
 const ID = "abcdefghijklmnopabcdefghijklmnop";
@@ -22,14 +22,13 @@ function setup(
   const watch: string[] = [];
   let report: (r: unknown) => void = () => undefined;
   const log = new MemoryLogger();
+  const runtime: { id: string | undefined } & Omit<ContentApi["runtime"], "id"> = {
+    id: ID,
+    onMessage,
+    sendMessage: (m) => (posted.push(m), answer(m)),
+  };
   const bridge = startContentBridge({
-    api: {
-      runtime: {
-        id: ID,
-        onMessage,
-        sendMessage: (m) => (posted.push(m), answer(m)),
-      },
-    },
+    api: { runtime: runtime as ContentApi["runtime"] },
     location: { href: "https://chatgpt.com/c/abc" },
     log,
     createAdapter: (onReport) => {
@@ -44,7 +43,7 @@ function setup(
     },
   });
   const ask = (message: unknown, sender = BG) => dispatch(onMessage.listeners, message, sender);
-  return { bridge, posted, submits, watch, report: (r: unknown) => report(r), log, ask };
+  return { bridge, posted, submits, watch, report: (r: unknown) => report(r), log, ask, runtime };
 }
 
 /** A promise with its resolve function outside (a background answer the test gives when it chooses). */
@@ -222,6 +221,71 @@ describe("content bridge", () => {
     answers[4]!.resolve(undefined);
     await new Promise((r) => setTimeout(r, 0));
     expect(t.watch).toEqual(["start", "stop"]);
+  });
+
+  describe("a message the background does not answer", () => {
+    beforeEach(() => void vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] }));
+    afterEach(() => void vi.useRealTimers());
+    const submitted = () => Promise.resolve({ outcome: "submitted" });
+    /** The background's answers in turn, then "a worker's tab" for good. */
+    const answering =
+      (...first: Array<() => Promise<unknown>>) =>
+      () =>
+        (first.shift() ?? (() => Promise.resolve({ managed: true })))();
+    const restarting = () =>
+      Promise.reject(new Error("The message port closed before a response was received."));
+
+    it("is sent again with backoff (1 s, 2 s, …) until it is answered, then nothing more", async () => {
+      const t = setup(
+        submitted,
+        () => IDLE,
+        answering(restarting, () => Promise.resolve(undefined)),
+      );
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.posted).toHaveLength(1);
+      expect(t.watch).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(t.posted).toHaveLength(2);
+      expect(t.watch).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(t.posted).toEqual([
+        { type: "content.hello" },
+        { type: "content.hello" },
+        { type: "content.hello" },
+      ]);
+      expect(t.watch).toEqual(["start"]);
+      expect(t.log.has(/not delivered: The message port closed.*sent again in 1 s/)).toBe(true);
+      expect(t.log.has(/the background did not answer; sent again in [12] s/)).toBe(true);
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(t.posted).toHaveLength(3);
+    });
+
+    it("is not sent again once a newer message or a submission supersedes it, the bridge stops, or the extension is gone", async () => {
+      const newer = setup(submitted, () => IDLE, answering(restarting));
+      await vi.advanceTimersByTimeAsync(0);
+      await newer.ask({ type: "bg.watch" }); // the binding changed: a new hello, answered
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(newer.posted).toHaveLength(2);
+      expect(newer.watch).toEqual(["start"]);
+
+      // A submission comes before the resend: the page is watched (bg.submit says so) and the old hello is stale.
+      const submitting = setup(submitted, () => IDLE, answering(restarting));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await submitting.ask(order("c1"))).toEqual({ outcome: "submitted" });
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(submitting.posted).toHaveLength(1);
+
+      const stopped = setup(submitted, () => IDLE, answering(restarting));
+      await vi.advanceTimersByTimeAsync(0);
+      stopped.bridge.stop();
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(stopped.posted).toHaveLength(1);
+
+      const gone = setup(submitted, () => IDLE, answering(restarting));
+      gone.runtime.id = undefined; // Chromium's context of an extension reloaded under the page
+      await vi.advanceTimersByTimeAsync(10 * 60_000);
+      expect(gone.posted).toHaveLength(1);
+    });
   });
 
   it("a submission watches the page from its start to its end, whatever answer comes meanwhile", async () => {

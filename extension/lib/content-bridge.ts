@@ -15,6 +15,7 @@ import {
   type SubmitResult,
   type SubmitStatusReply,
 } from "./content-protocol.ts";
+import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 import { errorText, type Logger } from "./logger.ts";
 
 /** What the bridge needs of the page adapter (`createChatGptAdapter` in `extension/content/adapter`). */
@@ -50,7 +51,16 @@ export interface ContentBridgeOptions {
   readonly log: Logger;
   /** How many finished submissions to remember for `bg.submit-status` (default 50). */
   readonly rememberResults?: number;
+  /** How soon a message the background did not answer is sent again (default `RESEND_BACKOFF`). */
+  readonly resend?: BackoffPolicy;
 }
+
+/**
+ * A message the background did not answer (it was restarting, or failed to handle it) is sent again after 1 s, 2 s, …
+ * up to a minute: an unwatched page makes no report that would ask again, so without this a worker's tab whose
+ * hello went unanswered would stay unwatched until something else told it (a silent wait).
+ */
+export const RESEND_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
 
 export interface ContentBridge {
   stop(): void;
@@ -91,6 +101,9 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   let watching = false;
   let managed = false;
   let asked = 0;
+  /** The newest message's resend, while the background has not answered it; and how many tries it has had. */
+  let resendTimer: ReturnType<typeof setTimeout> | undefined;
+  let unanswered = 0;
 
   const validReport = (raw: unknown): StateReport | undefined => {
     const parsed = adapterReportSchema.safeParse(raw);
@@ -117,22 +130,47 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     else adapter.stop();
   };
 
-  /** Sends a message; its answer says whether this tab is a worker's (when it is the newest one sent). */
+  /**
+   * Sends a message; its answer says whether this tab is a worker's (when it is the newest one sent). Unanswered, the
+   * newest message goes again with backoff (`RESEND_BACKOFF`) until an answer comes or a newer message is sent.
+   */
   const post = (message: unknown): void => {
     if (stopped) return;
     const id = ++asked;
-    api.runtime.sendMessage(message).then(
+    clearTimeout(resendTimer);
+    resendTimer = undefined;
+    const unansweredNow = (why: string): void => {
+      if (id !== asked || stopped) return;
+      // An extension reloaded under this page has no id any more: no later try can reach a background.
+      if (api.runtime.id === undefined) return;
+      const delay = backoffDelay(unanswered++, opts.resend ?? RESEND_BACKOFF, Math.random);
+      log.warn(`${why}; sent again in ${Math.round(delay / 1000)} s`);
+      resendTimer = setTimeout(() => {
+        resendTimer = undefined;
+        // A newer message (or a submission, which counts as one) supersedes this one.
+        if (id === asked) post(message);
+      }, delay);
+    };
+    let sent: Promise<unknown>;
+    try {
+      sent = api.runtime.sendMessage(message);
+    } catch (e) {
+      // Chromium throws at once when the extension's context is gone.
+      unansweredNow(`message not delivered: ${errorText(e)}`);
+      return;
+    }
+    sent.then(
       (reply: unknown) => {
         const parsed = contentHelloReplySchema.safeParse(reply);
-        // No answer (the background failed to handle it; it logged why): what the page does stays as it is.
-        if (!parsed.success || id !== asked) return;
+        // No answer: the background failed to handle it (it logged why).
+        if (!parsed.success) return unansweredNow("the background did not answer");
+        if (id !== asked) return;
+        unanswered = 0;
         managed = parsed.data.managed;
         follow();
       },
-      (e: unknown) => {
-        // The background restarts (MV3) or the extension was reloaded: the next report tries again.
-        log.warn(`report not delivered: ${errorText(e)}`);
-      },
+      // The background restarts (MV3) or the extension was reloaded.
+      (e: unknown) => unansweredNow(`message not delivered: ${errorText(e)}`),
     );
   };
 
@@ -251,6 +289,7 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
   return {
     stop() {
       stopped = true;
+      clearTimeout(resendTimer);
       api.runtime.onMessage.removeListener(listener);
       if (watching) adapter.stop();
       watching = false;
