@@ -140,4 +140,42 @@ describe("worker_rollover over MCP, against the spawned host", () => {
     // Only sizes of the brief reach the log.
     expect(JSON.stringify(events)).not.toContain("error recovery");
   });
+
+  it("records the move when the new conversation's agent completes the worker before the browser's result", async () => {
+    const { run } = await tool<{ run: { id: string } }>(mcp, "run_create", {
+      name: "Run",
+      policy: { mode: "manual", idleGraceMs: 50 },
+    });
+    const { worker } = await tool<WorkerOut>(mcp, "worker_spawn", {
+      runId: run.id,
+      path: "/root",
+      objective: "write the parser",
+    });
+    const workerId = worker.id;
+    const bootstrap = await waitFor(() => ext.commandsFor(workerId)[0], "the bootstrap command");
+    ext.submit(bootstrap, OLD_URL);
+    ext.observe(workerId, "generating");
+    await waitFor(
+      async () => (await tool<WorkerOut>(mcp, "worker_get", { workerId })).worker.conversationId === OLD_ID,
+      "the first conversation recorded",
+    );
+    await tool(mcp, "worker_rollover", { workerId, brief: BRIEF });
+    ext.observe(workerId, "idle");
+    const create = await waitFor(() => ext.commandsFor(workerId)[1], "the new conversation's command");
+
+    // The prompt is in; the model there is quicker than the browser's proof of it (seen in CI under load).
+    const ended = await tool<WorkerOut>(mcp, "worker_complete", { workerId, summary: "done" });
+    expect(ended.worker.rollover).toBeNull(); // an ended worker is moving nowhere, whatever its create does
+    ext.submit(create, NEW_URL);
+    const moved = await waitFor(async () => {
+      const got = await tool<WorkerOut>(mcp, "worker_get", { workerId });
+      return got.worker.conversationId === NEW_ID ? got : undefined;
+    }, "the worker in its new conversation");
+    expect(moved.worker.previousConversationIds).toEqual([OLD_ID]);
+    const { events } = await tool<{ events: { type: string }[] }>(mcp, "events_list", {
+      cursor: 0,
+      workerId,
+    });
+    expect(events.filter((e) => e.type === "worker.rolled_over")).toHaveLength(1);
+  });
 });

@@ -36,11 +36,14 @@ export function conversationChain(w: Worker): ConversationLink[] {
   return links;
 }
 
-/** The worker view's conversation fields: the current id, the previous ids and a move under way. */
+/**
+ * The worker view's conversation fields: the current id, the previous ids and a move under way. An ended worker shows
+ * none: it may still hold a rollover whose create's result is on its way (to record the move), but nothing more goes.
+ */
 export function conversationFields(
   w: Worker,
 ): Pick<Immutable<WorkerView>, "conversationId" | "previousConversationIds" | "rollover"> {
-  const r = w.rollover;
+  const r = w.status === "active" ? w.rollover : undefined;
   return {
     conversationId: idOf(w.conversation.url),
     previousConversationIds: (w.pastConversations ?? []).flatMap((p) => idOf(p.url) ?? []),
