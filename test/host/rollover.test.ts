@@ -3,6 +3,7 @@
 // brief and proves it submitted in a new conversation, and the worker, its provenance and the event log follow.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CommandMessage } from "../../shared/native-messages.ts";
 import type { ConversationLink } from "../../shared/operations/views.ts";
 import { connectMcp, removeHome, tempHome, tool } from "./host-harness.ts";
 import { ScriptedExtension, waitFor } from "./scripted-extension.ts";
@@ -47,8 +48,8 @@ describe("worker_rollover over MCP, against the spawned host", () => {
     removeHome(home);
   });
 
-  it("moves the worker to a new conversation that starts from the brief, keeping the old one in its chain", async () => {
-    // Manual mode: no automatic turn, so every command after the bootstrap is the rollover's.
+  /** A manual worker whose bootstrap went out into OLD_URL and is generating (every later command is the move's). */
+  async function generatingInOldConversation(): Promise<string> {
     const { run } = await tool<{ run: { id: string } }>(mcp, "run_create", {
       name: "Run",
       policy: { mode: "manual", idleGraceMs: 50 },
@@ -67,6 +68,20 @@ describe("worker_rollover over MCP, against the spawned host", () => {
       async () => (await tool<WorkerOut>(mcp, "worker_get", { workerId })).worker.conversationId === OLD_ID,
       "the first conversation recorded",
     );
+    return workerId;
+  }
+
+  /** The executor proves the move's first prompt went into NEW_URL; the worker as the host then shows it. */
+  function submittedInNewConversation(workerId: string, create: CommandMessage): Promise<WorkerOut> {
+    ext.submit(create, NEW_URL);
+    return waitFor(async () => {
+      const got = await tool<WorkerOut>(mcp, "worker_get", { workerId });
+      return got.worker.conversationId === NEW_ID ? got : undefined;
+    }, "the worker in its new conversation");
+  }
+
+  it("moves the worker to a new conversation that starts from the brief, keeping the old one in its chain", async () => {
+    const workerId = await generatingInOldConversation();
 
     // Mid-turn, the agent hands over; the move waits for its turn to end.
     const asked = await tool<WorkerOut & { rollover: string }>(mcp, "worker_rollover", {
@@ -86,11 +101,7 @@ describe("worker_rollover over MCP, against the spawned host", () => {
     expect(create.prompt.text).toContain(BRIEF);
     expect(create.prompt.text).toContain(workerId);
 
-    ext.submit(create, NEW_URL);
-    const moved = await waitFor(async () => {
-      const got = await tool<WorkerOut>(mcp, "worker_get", { workerId });
-      return got.worker.conversationId === NEW_ID ? got : undefined;
-    }, "the worker in its new conversation");
+    const moved = await submittedInNewConversation(workerId, create);
     expect(moved.worker.previousConversationIds).toEqual([OLD_ID]);
     expect(moved.worker.rollover).toBeNull();
 
@@ -142,23 +153,7 @@ describe("worker_rollover over MCP, against the spawned host", () => {
   });
 
   it("records the move when the new conversation's agent completes the worker before the browser's result", async () => {
-    const { run } = await tool<{ run: { id: string } }>(mcp, "run_create", {
-      name: "Run",
-      policy: { mode: "manual", idleGraceMs: 50 },
-    });
-    const { worker } = await tool<WorkerOut>(mcp, "worker_spawn", {
-      runId: run.id,
-      path: "/root",
-      objective: "write the parser",
-    });
-    const workerId = worker.id;
-    const bootstrap = await waitFor(() => ext.commandsFor(workerId)[0], "the bootstrap command");
-    ext.submit(bootstrap, OLD_URL);
-    ext.observe(workerId, "generating");
-    await waitFor(
-      async () => (await tool<WorkerOut>(mcp, "worker_get", { workerId })).worker.conversationId === OLD_ID,
-      "the first conversation recorded",
-    );
+    const workerId = await generatingInOldConversation();
     await tool(mcp, "worker_rollover", { workerId, brief: BRIEF });
     ext.observe(workerId, "idle");
     const create = await waitFor(() => ext.commandsFor(workerId)[1], "the new conversation's command");
@@ -166,11 +161,7 @@ describe("worker_rollover over MCP, against the spawned host", () => {
     // The prompt is in; the model there is quicker than the browser's proof of it (seen in CI under load).
     const ended = await tool<WorkerOut>(mcp, "worker_complete", { workerId, summary: "done" });
     expect(ended.worker.rollover).toBeNull(); // an ended worker is moving nowhere, whatever its create does
-    ext.submit(create, NEW_URL);
-    const moved = await waitFor(async () => {
-      const got = await tool<WorkerOut>(mcp, "worker_get", { workerId });
-      return got.worker.conversationId === NEW_ID ? got : undefined;
-    }, "the worker in its new conversation");
+    const moved = await submittedInNewConversation(workerId, create);
     expect(moved.worker.previousConversationIds).toEqual([OLD_ID]);
     const { events } = await tool<{ events: { type: string }[] }>(mcp, "events_list", {
       cursor: 0,
