@@ -185,6 +185,23 @@ describe("restart matrix (docs/host.md): SIGKILL at each boundary, restart, conv
     await shutdown(ext, mcp);
   });
 
+  it("3b. command submitted and its whole turn ended while no host ran: the new host sees the end and resumes once", async () => {
+    const life = await firstLife("command-sent:2", POLICY, (l) => Promise.resolve(idle(l)));
+    const resume = life.world.received[1]!;
+    life.world.journal.set(resume.commandId, { workerId: life.workerId, phase: "submitted" });
+    // The page reported generating, then idle, after the submission; only the newest reaches the next hello.
+    life.world.seq += 2;
+    life.world.state = "idle";
+    const { ext, mcp } = await secondLife(life);
+    // Without the end seen, the attempt would sit submitted until the keepalive (10 min): a silent wait.
+    const next = await waitFor(() => ext.commandsFor(life.workerId)[0], "the resume after the turn's end");
+    expect(next.executionId).toBe(`${life.workerId}:3`);
+    const w = await getWorker(mcp, life.workerId);
+    expect(w.attempts.find((a) => a.seq === 2)).toMatchObject({ state: "idle" });
+    noDuplicates(life.world, ext);
+    await shutdown(ext, mcp);
+  });
+
   it("4. submission started when the host died: AMBIGUOUS_SUBMISSION, paused, never resent", async () => {
     const life = await firstLife("ack-received:2", POLICY, async (l) => {
       idle(l);

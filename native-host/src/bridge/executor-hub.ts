@@ -167,21 +167,25 @@ export class ExecutorHub implements EffectSink {
         ...(b.url ? { url: b.url } : {}),
         executorId,
       });
-      if (b.observed) {
-        await this.reports.apply({
-          type: "conversation.observed",
-          workerId: b.workerId,
-          state: b.observed.state,
-          seq: b.observed.seq,
-          ...(b.observed.errorCode ? { errorCode: b.observed.errorCode } : {}),
-          executorId,
-        });
-      }
     }
     const journaled = new Set<string>();
     for (const entry of hello.journal) {
       journaled.add(entry.commandId);
       await this.router.reconcile(entry, executorId);
+    }
+    // Each page's newest observation after the outcomes: a submission the journal holds came before what the page
+    // shows now (the adapter reports generating at the proof), and the host reads the first report after a
+    // submission as its turn's. Applied first, a turn that ended while no host ran would end nothing (silent wait).
+    for (const b of hello.bindings) {
+      if (!b.observed || !this.engine.state.workers[b.workerId]) continue;
+      await this.reports.apply({
+        type: "conversation.observed",
+        workerId: b.workerId,
+        state: b.observed.state,
+        seq: b.observed.seq,
+        ...(b.observed.errorCode ? { errorCode: b.observed.errorCode } : {}),
+        executorId,
+      });
     }
     this.welcome(session, executorId);
     session.ready = true;
