@@ -153,6 +153,7 @@ export class ExecutorHub implements EffectSink {
     session.executorId = executorId;
     this.router.setLimit(executorId, hello.maxGenerating ?? DEFAULT_MAX_GENERATING);
     this.opts.onContact?.(executorId);
+    const known: typeof hello.bindings = [];
     for (const b of hello.bindings) {
       // A binding of a worker this host does not know (its data directory was replaced, say) is the person's tab
       // again. An ended worker keeps its binding: its overlay says Complete, and Release gives the tab back.
@@ -160,6 +161,7 @@ export class ExecutorHub implements EffectSink {
         session.conn.send({ kind: "binding.release", workerId: b.workerId });
         continue;
       }
+      known.push(b);
       await this.reports.apply({
         type: "binding.changed",
         workerId: b.workerId,
@@ -176,8 +178,8 @@ export class ExecutorHub implements EffectSink {
     // Each page's newest observation after the outcomes: a submission the journal holds came before what the page
     // shows now (the adapter reports generating at the proof), and the host reads the first report after a
     // submission as its turn's. Applied first, a turn that ended while no host ran would end nothing (silent wait).
-    for (const b of hello.bindings) {
-      if (!b.observed || !this.engine.state.workers[b.workerId]) continue;
+    for (const b of known) {
+      if (!b.observed) continue;
       await this.reports.apply({
         type: "conversation.observed",
         workerId: b.workerId,

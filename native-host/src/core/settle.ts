@@ -44,11 +44,10 @@ export function settleAll(ctx: Ctx): void {
  * intent, no due keepalive or stall deadline, no stall-clock switch, no idle runnable Auto Resume worker).
  */
 function mayAct(state: DomainState, run: Run, w: Worker, now: number): boolean {
-  if (w.intent) return true;
-  // An ended worker's move waits for its create's result, then goes (settleRollover).
-  if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined || !!w.rollover;
+  // A rollover may change (an ended worker's waits for its create's result, then goes: settleRollover).
+  if (w.intent || w.rollover) return true;
+  if (run.status !== "active" || w.status !== "active") return w.keepaliveAt !== undefined;
   if (w.keepaliveAt !== undefined && now >= w.keepaliveAt) return true;
-  if (w.rollover) return true;
   const policy = governingPolicy(state, run, w);
   if (stallClockShouldRun(w, policy) !== w.stall.clockRunning) return true;
   if (w.stall.clockRunning && now >= stallDeadline(w, policy)) return true;
