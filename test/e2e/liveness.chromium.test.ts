@@ -189,7 +189,8 @@ describe("tab slots, Pause and the Auto Resume switch", { timeout: 120_000 }, ()
     const slot = await waitLiveness(b, fourth, "tab_slot");
     expect(slot).toMatchObject({ state: "held", detail: { position: 1 }, remedy: { action: "none" } });
     expect(promptsOf(b.fake, fourth)).toBe(0);
-    expect(b.fake.stored()).toHaveLength(3);
+    // The page shows a user turn (the proof of a submission) before its request reaches the server.
+    await expect.poll(() => b.fake.stored().length).toBe(3);
 
     const popup = await track(openPopup(b, await b.pageFor(await b.conversationOf(three[0]!))));
     await expect
