@@ -12,6 +12,7 @@ import { DEFAULT_CHROME_EXTENSION_ID } from "../../shared/extension-ids.ts";
 import { FakeChatGPT, type FakeOptions } from "../fake-chatgpt/server.ts";
 import { connectMcp, tool } from "../host/host-harness.ts";
 import { waitFor as waitForCondition } from "../wait-for.ts";
+import { ExtensionConsole } from "./extension-console.ts";
 import { launchThrottledChromium } from "./throttled-chromium.ts";
 
 const run = promisify(execFile);
@@ -150,6 +151,8 @@ export class ChromiumE2E {
   connectorUrl = "";
   headless = true;
   backgroundThrottling = false;
+  /** The extension's log lines, for diagnostics (every launch of this profile appends to it). */
+  readonly console = new ExtensionConsole();
   private closeContext: () => Promise<void> = () => this.context.close();
   private readonly ownsFake: boolean;
   private readonly ownsHome: boolean;
@@ -209,6 +212,7 @@ export class ChromiumE2E {
       });
       this.closeContext = () => this.context.close();
     }
+    this.console.attach(this.context);
     await this.serviceWorker();
     await this.connect(opts.previousPid);
   }
@@ -302,8 +306,8 @@ export class ChromiumE2E {
     return worker.id;
   }
 
-  diagnostics(): Promise<string> {
-    return diagnostics(this.fake, this.mcp, this.home);
+  async diagnostics(): Promise<string> {
+    return `${await diagnostics(this.fake, this.mcp, this.home)}\n--- extension console ---\n${this.console.format()}`;
   }
 
   /** Whether Chromium's session files (what `--restore-last-session` reopens) already hold this text. */
