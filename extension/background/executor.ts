@@ -20,6 +20,7 @@ import {
   type Timers,
 } from "./native-connection.ts";
 import { onRuntimeMessage } from "./runtime-messages.ts";
+import { checkWatched } from "./watch-check.ts";
 
 export interface ExecutorDeps {
   readonly api: ExtensionApi;
@@ -41,7 +42,7 @@ export interface ExecutorHealth {
   readonly hostVersion?: string;
 }
 
-const KEEPALIVE_ALARM = "orchestrator.keepalive";
+export const KEEPALIVE_ALARM = "orchestrator.keepalive";
 
 export class Executor {
   readonly connection: NativeConnection;
@@ -99,7 +100,9 @@ export class Executor {
     api.runtime.onMessage.addListener((m, s, r) => onRuntimeMessage(messages, m, s, r));
     this.m.tabs.listen();
     api.alarms.onAlarm.addListener((alarm) => {
-      if (alarm.name === KEEPALIVE_ALARM) this.connection.ensure();
+      if (alarm.name !== KEEPALIVE_ALARM) return;
+      this.connection.ensure();
+      guard(log, "checking that workers' tabs are watched", this.checkWatched());
     });
     // These only need to wake the background; start() has already run by then.
     api.runtime.onStartup.addListener(() => this.connection.ensure());
@@ -125,6 +128,13 @@ export class Executor {
   stop(): void {
     this.connection.stop();
     this.m.slots.stop();
+  }
+
+  /** Every worker's tab watches its page; one that does not is told to ask again (watch-check.ts). */
+  async checkWatched(): Promise<number[]> {
+    await this.ready;
+    const { bindings, content } = this.m;
+    return checkWatched({ bindings, content, log: this.deps.log, probeTimeoutMs: this.opts.probeTimeoutMs });
   }
 
   health(): ExecutorHealth {

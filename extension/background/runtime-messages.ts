@@ -2,7 +2,8 @@
 // script's hello or state report, which the bindings turn into the worker's observation (tab-keeper.ts). Senders
 // are checked and messages validated: a page is less trusted than the background.
 import type { ExtensionApi, MessageSender, SendResponse } from "../lib/browser-api.ts";
-import { contentMessageSchema, pageMessageSchema } from "../lib/content-protocol.ts";
+import { CHATGPT_ORIGIN, parseUrl } from "../lib/chatgpt-url.ts";
+import { contentMessageSchema, pageMessageSchema, type ContentMessage } from "../lib/content-protocol.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import type { ContentChannel } from "./content-channel.ts";
 import { checkContentSender, isExtensionPageSender } from "./sender.ts";
@@ -54,7 +55,7 @@ export function onRuntimeMessage(
     await deps.ready();
     if (m.type === "content.hello") deps.content.announced(check.tabId);
     const report = m.type === "content.state" ? m.report : undefined;
-    const managed = await deps.tabs.fromTab(check.tabId, check.url, report);
+    const managed = await deps.tabs.fromTab(check.tabId, shownUrl(m, check.url), report);
     return { managed };
   })();
   work.then(sendResponse, (e: unknown) => {
@@ -62,4 +63,15 @@ export function onRuntimeMessage(
     sendResponse(undefined);
   });
   return true;
+}
+
+/**
+ * What the page showed when it sent the message: its own reading of its URL, which every message carries. The
+ * sender's tab URL is the browser's record, taken when the message left, and can lag a pushState the page made just
+ * before (a new chat getting its /c/<id>): judged by it, a worker's page could be told it is no worker's and stop
+ * watching for good. The sender's URL stands in only when the page's is missing or not on chatgpt.com.
+ */
+function shownUrl(m: ContentMessage, senderUrl: string): string {
+  const own = m.type === "content.state" ? m.report.url : m.url;
+  return own !== undefined && parseUrl(own)?.origin === CHATGPT_ORIGIN ? own : senderUrl;
 }

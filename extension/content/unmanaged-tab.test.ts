@@ -74,7 +74,7 @@ describe("an unmanaged chatgpt.com tab", () => {
     page.appendAssistantTurn("An answer", { streaming: true });
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(tab.observers()).toBe(0);
-    expect(tab.posted).toEqual([{ type: "content.hello" }]);
+    expect(tab.posted).toEqual([{ type: "content.hello", url: page.win.location.href }]);
     const ping = await tab.ask({ type: "bg.ping" });
     expect(ping).toMatchObject({ ok: true, url: page.win.location.href });
     expect(ping).not.toHaveProperty("state"); // nothing of the page was read

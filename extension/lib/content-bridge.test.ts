@@ -4,6 +4,9 @@ import { dispatch, FakeEvent, MemoryLogger } from "../../test/extension/fake-bro
 import type { ContentApi, RuntimeMessageListener } from "./browser-api.ts";
 import { startContentBridge, type AdapterSubmitRequest } from "./content-bridge.ts";
 
+/** What the page asks with: its own URL goes with it (the browser's record of the tab's URL can lag). */
+const HELLO = { type: "content.hello", url: "https://chatgpt.com/c/abc" };
+
 const ID = "abcdefghijklmnopabcdefghijklmnop";
 const BG = { id: ID, url: `chrome-extension://${ID}/bg.js` };
 
@@ -64,7 +67,7 @@ const order = (commandId: string, mode = "send") => ({
 describe("content bridge", () => {
   it("says hello, watches the page once the answer says it is a worker's, and forwards valid reports", async () => {
     const t = setup(() => Promise.resolve({ outcome: "submitted", url: "u" }));
-    expect(t.posted).toEqual([{ type: "content.hello" }]);
+    expect(t.posted).toEqual([HELLO]);
     expect(t.watch).toEqual([]); // not before the answer
     await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
     t.report({ state: "generating", url: "https://chatgpt.com/c/abc", layout: "classic" });
@@ -107,7 +110,7 @@ describe("content bridge", () => {
       () => Promise.resolve({ outcome: "submitted" }),
       () => ({ ...IDLE, ...turnEnd }),
     );
-    expect(t.posted).toEqual([{ type: "content.hello" }]);
+    expect(t.posted).toEqual([HELLO]);
     await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
     expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url, state: { state: "idle", url } });
     t.report({ state: "idle", url, layout: "classic", ...turnEnd });
@@ -203,7 +206,7 @@ describe("content bridge", () => {
     );
     answers[0]!.resolve({ managed: false });
     expect(await t.ask({ type: "bg.watch" })).toEqual({ ok: true });
-    expect(t.posted).toEqual([{ type: "content.hello" }, { type: "content.hello" }]);
+    expect(t.posted).toEqual([HELLO, HELLO]);
     answers[1]!.resolve({ managed: true });
     await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
 
@@ -248,11 +251,7 @@ describe("content bridge", () => {
       expect(t.posted).toHaveLength(2);
       expect(t.watch).toEqual([]);
       await vi.advanceTimersByTimeAsync(2_000);
-      expect(t.posted).toEqual([
-        { type: "content.hello" },
-        { type: "content.hello" },
-        { type: "content.hello" },
-      ]);
+      expect(t.posted).toEqual([HELLO, HELLO, HELLO]);
       expect(t.watch).toEqual(["start"]);
       expect(t.log.has(/not delivered: The message port closed.*sent again in 1 s/)).toBe(true);
       expect(t.log.has(/the background did not answer; sent again in [12] s/)).toBe(true);

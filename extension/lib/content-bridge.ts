@@ -174,6 +174,9 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
     );
   };
 
+  /** The page's own URL goes with every question: the browser's record of the tab's URL can lag a pushState. */
+  const hello = () => ({ type: "content.hello", url: opts.location.href.slice(0, 2_000) });
+
   // Reports leave in the order the adapter made them, even though hashing a block is asynchronous.
   let reports: Promise<void> = Promise.resolve();
   const adapter = opts.createAdapter((raw) => {
@@ -247,6 +250,7 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
         return {
           ok: true,
           url: opts.location.href.slice(0, 2_000),
+          watching,
           ...(state ? { state } : {}),
           ...(typeof title === "string" && title !== "" ? { title: title.slice(0, 80) } : {}),
         };
@@ -266,7 +270,7 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
         return { found: (await adapter.hasMarker(m.marker)) === true };
       case "bg.watch":
         // This tab's binding changed: ask whether it is a worker's now (the answer decides, see `post`).
-        post({ type: "content.hello" });
+        post(hello());
         return { ok: true };
     }
   };
@@ -284,7 +288,7 @@ export function startContentBridge(opts: ContentBridgeOptions): ContentBridge {
 
   api.runtime.onMessage.addListener(listener);
   // The answer says whether this tab is a worker's; the adapter starts watching only then (and reports its state).
-  post({ type: "content.hello" });
+  post(hello());
 
   return {
     stop() {

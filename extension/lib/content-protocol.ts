@@ -57,8 +57,9 @@ export const contentMessageSchema = z.discriminatedUnion("type", [
   /**
    * Sent when the content script starts, and again when the background says the tab's binding changed (`bg.watch`):
    * the answer says whether the tab is a worker's, and the page is watched only then (docs/extension.md, "Watching").
+   * `url`: what the page shows as it asks (the browser's own record of the tab's URL can lag a pushState).
    */
-  z.object({ type: z.literal("content.hello") }).strict(),
+  z.object({ type: z.literal("content.hello"), url: text(2_000).optional() }).strict(),
   /** A coalesced observation; the background adds worker id and sequence and forwards it. Answered like hello. */
   z.object({ type: z.literal("content.state"), report: stateReportSchema }).strict(),
 ]);
@@ -96,6 +97,8 @@ export const pingReplySchema = z
     ok: z.literal(true),
     url: text(2_000),
     state: stateReportSchema.optional(),
+    /** Whether the page adapter watches the page (only a worker's tab is watched; docs/extension.md, "Watching"). */
+    watching: z.boolean().optional(),
     /** The conversation's title as the page shows it: a name for an adopted worker, never transcript text. */
     title: text(80).optional(),
   })

@@ -3,6 +3,8 @@
 // conversation reopened in a background tab for the next command (or held as closed with reopening off), a tab that
 // shows the conversation again rebound, a second tab on it never sent to, and a page's own `closed` ignored.
 import { afterEach, describe, expect, it } from "vitest";
+import { KEEPALIVE_ALARM } from "../../extension/background/executor.ts";
+import type { RuntimeMessageListener } from "../../extension/lib/browser-api.ts";
 import { command, Harness, waitFor } from "./executor-harness.ts";
 import type { FakeTab } from "./fake-browser.ts";
 
@@ -303,6 +305,60 @@ describe("coming back rebinds", () => {
     await waitFor(() => bindings("w1").at(-1)?.binding === "detached", "detached");
     await waitFor(() => !second.adapter!.watching, "the second tab no longer watched");
     expect(unmanaged.adapter!.watching).toBe(false);
+  });
+
+  it("the page's own URL decides whether it is the worker's, not the browser's record of the tab, which can lag", async () => {
+    h = new Harness();
+    await h.connected();
+    const { tabId, url } = await idleWorker("w1");
+    const tab = h.tab(tabId);
+    // The message left before the browser recorded the page's pushState (a new chat just got its /c/<id>).
+    const lagging = (shown: string) => ({
+      ...h.browser.senderOf(tab),
+      url: shown,
+      tab: { ...tab.info(), url: shown },
+    });
+    const start = "https://chatgpt.com/";
+    const generating = { type: "content.state", report: { state: "generating", url } };
+    expect(await h.browser.send(generating, lagging(start))).toEqual({ managed: true });
+    await waitFor(() => states("w1").at(-1)?.state === "generating", "the report forwarded");
+    expect(await h.browser.send({ type: "content.hello", url }, lagging(start))).toEqual({ managed: true });
+
+    // The page has left the conversation though the browser's record still shows it: not the worker's page.
+    const elsewhere = { type: "content.state", report: { state: "idle", url: OTHER_CHAT } };
+    expect(await h.browser.send(elsewhere, lagging(url))).toEqual({ managed: false });
+    expect(states("w1").at(-1)?.state).toBe("generating");
+    // A URL off chatgpt.com is no page's reading: the browser's record stands.
+    const off = { type: "content.hello", url: "https://example.com/" };
+    expect(await h.browser.send(off, lagging(url))).toEqual({ managed: true });
+    expect(await h.browser.send(off, lagging(start))).toEqual({ managed: false });
+  });
+
+  it("a worker's tab that stopped watching on a wrong answer is told to ask again by the minute's check", async () => {
+    h = new Harness();
+    await h.connected();
+    const { tabId } = await idleWorker("w1");
+    const tab = h.tab(tabId);
+    // Whatever the cause (a race, a restart), the page's question once got a wrong answer: no worker's, stop watching.
+    const listeners = h.browser.api.runtime.onMessage.listeners;
+    const wrong: RuntimeMessageListener = (m, _sender, reply) => {
+      if ((m as { type?: unknown }).type !== "content.hello") return undefined;
+      reply({ managed: false });
+      return true;
+    };
+    listeners.unshift(wrong);
+    await h.browser.api.tabs.sendMessage(tabId, { type: "bg.watch" });
+    await waitFor(() => !tab.adapter!.watching, "the page no longer watching");
+    listeners.splice(listeners.indexOf(wrong), 1);
+
+    h.browser.api.alarms.onAlarm.emit({ name: KEEPALIVE_ALARM });
+    await waitFor(() => tab.adapter!.watching, "watching again after the minute's check");
+    expect(h.log.has(new RegExp(`warn tab ${tabId} of w1 was not watching its page`))).toBe(true);
+    tab.adapter!.report("generating");
+    await waitFor(() => states("w1").at(-1)?.state === "generating", "its report forwarded");
+    // A watched tab, or an unrelated one, is told nothing.
+    h.browser.openTab(OTHER_CHAT);
+    expect(await h.executor.checkWatched()).toEqual([]);
   });
 
   it("adopting the conversation again in another tab moves the worker's binding there cleanly", async () => {
