@@ -112,7 +112,12 @@ describe("content bridge", () => {
     );
     expect(t.posted).toEqual([HELLO]);
     await vi.waitFor(() => expect(t.watch).toEqual(["start"]));
-    expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url, state: { state: "idle", url } });
+    expect(await t.ask({ type: "bg.ping" })).toEqual({
+      ok: true,
+      url,
+      watching: true,
+      state: { state: "idle", url },
+    });
     t.report({ state: "idle", url, layout: "classic", ...turnEnd });
     t.report({ state: "ready", url, layout: "classic", ...turnEnd });
     t.report({ state: "error", errorCode: "CONVERSATION_TOO_LONG", url, layout: "classic", ...turnEnd });
@@ -188,7 +193,12 @@ describe("content bridge", () => {
       () => Promise.resolve({ managed: false }),
     );
     await vi.waitFor(() => expect(t.posted).toHaveLength(1));
-    expect(await t.ask({ type: "bg.ping" })).toEqual({ ok: true, url: "https://chatgpt.com/c/abc" });
+    // It says it does not watch: the background's minute check tells a worker's tab in that state to ask again.
+    expect(await t.ask({ type: "bg.ping" })).toEqual({
+      ok: true,
+      url: "https://chatgpt.com/c/abc",
+      watching: false,
+    });
     expect(t.watch).toEqual([]);
     expect(reads).toBe(0);
   });
