@@ -175,7 +175,7 @@ export class BindingMoves {
   async tabShowing(conversationId: string, except?: number): Promise<TabInfo | undefined> {
     const { api, store } = this.deps;
     const tabs = await api.tabs.query({ url: CHATGPT_MATCH }).catch((): TabInfo[] => []);
-    const bound = new Set((await store.all()).filter((b) => b.state === "bound").map((b) => b.tabId));
+    const bound = new Set((await store.bound()).map((b) => b.tabId));
     const showing = tabs.filter(
       (t) =>
         t.id !== undefined && t.id !== except && !bound.has(t.id) && showsConversation(t.url, conversationId),

@@ -37,6 +37,11 @@ export class BindingStore {
     return this.deps.db.bindings.toArray();
   }
 
+  /** The bindings whose tab shows their worker's conversation now. */
+  async bound(): Promise<BindingRecord[]> {
+    return (await this.all()).filter((b) => b.state === "bound");
+  }
+
   /** The binding whose bound tab is `tabId`, if any. */
   async boundTo(tabId: number): Promise<BindingRecord | undefined> {
     const all = await this.deps.db.bindings.where("tabId").equals(tabId).toArray();

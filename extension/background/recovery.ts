@@ -71,7 +71,7 @@ export class Recovery {
     const { content, probeTimeoutMs } = this.deps;
     await this.deps.tabs.verify();
     // The current state of every verified tab is recorded again, so `hello` carries what the pages show now.
-    const verified = (await this.deps.bindings.all()).filter((b) => b.state === "bound");
+    const verified = await this.deps.bindings.bound();
     const pings = await Promise.all(verified.map((b) => content.ping(b.tabId, probeTimeoutMs)));
     const silent: number[] = [];
     for (const [i, b] of verified.entries()) {

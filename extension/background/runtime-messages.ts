@@ -2,7 +2,7 @@
 // script's hello or state report, which the bindings turn into the worker's observation (tab-keeper.ts). Senders
 // are checked and messages validated: a page is less trusted than the background.
 import type { ExtensionApi, MessageSender, SendResponse } from "../lib/browser-api.ts";
-import { CHATGPT_ORIGIN, parseUrl } from "../lib/chatgpt-url.ts";
+import { isChatGptUrl } from "../lib/chatgpt-url.ts";
 import { contentMessageSchema, pageMessageSchema, type ContentMessage } from "../lib/content-protocol.ts";
 import { errorText, type Logger } from "../lib/logger.ts";
 import type { ContentChannel } from "./content-channel.ts";
@@ -73,5 +73,5 @@ export function onRuntimeMessage(
  */
 function shownUrl(m: ContentMessage, senderUrl: string): string {
   const own = m.type === "content.state" ? m.report.url : m.url;
-  return own !== undefined && parseUrl(own)?.origin === CHATGPT_ORIGIN ? own : senderUrl;
+  return own !== undefined && isChatGptUrl(own) ? own : senderUrl;
 }

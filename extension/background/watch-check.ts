@@ -15,7 +15,7 @@ export interface WatchCheckDeps {
 /** Pings every bound tab; one whose page does not watch is told to ask again. Returns the tabs told. */
 export async function checkWatched(deps: WatchCheckDeps): Promise<number[]> {
   const { content, probeTimeoutMs, log } = deps;
-  const bound = (await deps.bindings.all()).filter((b) => b.state === "bound");
+  const bound = await deps.bindings.bound();
   const told: number[] = [];
   await Promise.all(
     bound.map(async (b) => {

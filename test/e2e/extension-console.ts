@@ -15,7 +15,8 @@ export class ExtensionConsole {
   attach(context: BrowserContext): void {
     context.on("console", (m) => {
       // A service worker's message is taken from the worker itself (below), once.
-      if (m.page() !== null) this.take(m, new URL(m.page()!.url()).pathname);
+      const page = m.page();
+      if (page !== null) this.take(m, new URL(page.url()).pathname);
     });
     const follow = (w: PwWorker): void => {
       if (this.workers.has(w)) return;
